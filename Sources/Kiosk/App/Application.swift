@@ -1,0 +1,96 @@
+import Logging
+
+/// The live kiosk: a Wayland window showing a scene, fed by the seat, paced by frame callbacks.
+final class Application: WindowDelegate, InputSink {
+    private let log: Logger
+    private let loop: EventLoop
+    private let display: Display
+    private let window: Window
+    private let fonts: FontCache
+    private let sceneName: String
+    private var stage: Stage?
+    private let startNS: UInt64
+    /// Run in order on SIGTERM/SIGINT before the process exits (saved state hangs off this).
+    var shutdownHooks: [() -> Void] = []
+
+    init(sceneName: String, log: Logger, startNS: UInt64) throws {
+        self.log = log
+        self.startNS = startNS
+        loop = try EventLoop(log: log)
+        display = try Display(log: log, loop: loop)
+        fonts = FontCache(report: { log.warning("\($0)") })
+        if SceneCatalog.make(sceneName, fonts: fonts) == nil {
+            log.warning("unknown scene '\(sceneName)' (known: \(SceneCatalog.names.joined(separator: ", "))): showing '\(SceneCatalog.defaultName)'")
+            self.sceneName = SceneCatalog.defaultName
+        } else {
+            self.sceneName = sceneName
+        }
+        window = Window(display: display, log: log)
+        window.delegate = self
+        display.seat?.sink = self
+        display.onOutputsChanged = { [weak window] in window?.outputsChanged() }
+        window.onFirstFrame = { [log, startNS] in
+            let now = EventLoop.monotonicNS()
+            log.info("first frame committed: \(Double(now - startNS) / 1e6) ms after start (monotonic \(now) ns)")
+        }
+        loop.onSignal = { [weak self] sig in self?.signal(sig) }
+    }
+
+    func run() throws -> Int32 {
+        try loop.run(display: display) {
+            try window.renderIfNeeded(time: EventLoop.now())
+        }
+    }
+
+    private func signal(_ sig: Int32) {
+        switch sig {
+        case 1: // SIGHUP
+            log.info("SIGHUP: nothing to reload yet")
+        default:
+            log.info("signal \(sig): shutting down")
+            for hook in shutdownHooks { hook() }
+            loop.stop(exitCode: 0)
+        }
+    }
+
+    // MARK: WindowDelegate
+
+    func window(_ window: Window, didChange info: DisplayInfo) {
+        log.info("display: \(info.size) pt, scale \(info.scale), rotation \(info.rotation * 90)°")
+        if let stage { stage.relayout(info) } else {
+            stage = Stage(scene: SceneCatalog.make(sceneName, fonts: fonts)!, info: info)
+        }
+        window.setNeedsRedraw()
+    }
+
+    func windowWillDraw(_ window: Window, time: Double) -> Region {
+        stage?.takeDamage(at: time) ?? Region()
+    }
+
+    func window(_ window: Window, draw canvas: Canvas) { stage?.draw(in: canvas) }
+
+    func windowWantsAnotherFrame(_ window: Window) -> Bool { stage?.scene.isAnimating ?? false }
+
+    // MARK: InputSink
+
+    func handle(_ batch: TouchBatch) {
+        if log.logLevel <= .debug {
+            let desc = batch.points.map { "\($0.id) \($0.phase.rawValue) \(format($0.location.x)),\(format($0.location.y))" }.joined(separator: "; ")
+            log.debug("touch: \(desc)")
+        }
+        guard let stage else { return }
+        stage.scene.handle(batch, at: EventLoop.now())
+        if !stage.scene.invalidation.isEmpty { window.setNeedsRedraw() }
+    }
+
+    func handle(_ key: KeyEvent) {
+        log.debug("key \(key.pressed ? "pressed" : "released"): keysym=0x\(String(key.keysym, radix: 16)) text=\(key.text.debugDescription)\(key.isRepeat ? " (repeat)" : "")")
+        guard let stage else { return }
+        stage.scene.handle(key, at: EventLoop.now())
+        if !stage.scene.invalidation.isEmpty { window.setNeedsRedraw() }
+    }
+}
+
+extension EventLoop {
+    static func monotonicNS() -> UInt64 { UInt64(now() * 1e9) }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let kioskVersion = "0.1.0"
+
+@main
+struct KioskCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kiosk",
+        abstract: "A fullscreen touchscreen kiosk for Wayland.",
+        version: kioskVersion,
+        subcommands: [Run.self, Snapshot.self, Bench.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// Exit with one clear line: the kiosk's contract for fatal errors.
+func fail(_ log: Logger, _ message: String) -> ExitCode {
+    log.error("\(message)")
+    return ExitCode(1)
+}
+
+extension KioskCommand {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run the kiosk in the current Wayland session (the default).")
+
+        @Option(help: "The scene to show (\(SceneCatalog.names.joined(separator: ", "))).")
+        var scene: String = SceneCatalog.defaultName
+
+        @Flag(name: .shortAndLong, help: "Log input, configures and frame timing.")
+        var verbose = false
+
+        func run() throws {
+            let start = EventLoop.monotonicNS()
+            let log = makeLogger(verbose: verbose)
+            do {
+                let app = try Application(sceneName: scene, log: log, startNS: start)
+                let code = try app.run()
+                if code != 0 { throw ExitCode(code) }
+            } catch let e as PlatformError {
+                throw fail(log, e.description)
+            }
+        }
+    }
+
+    struct Snapshot: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Render a scene to a PNG file without a compositor.")
+
+        @Option(help: "The scene to render (\(SceneCatalog.names.joined(separator: ", "))).")
+        var scene: String = SceneCatalog.defaultName
+        @Option(help: "Logical size, e.g. 1920x1080.")
+        var size: String = "1920x1080"
+        @Option(help: "Integer device scale (HiDPI).")
+        var scale: Int = 1
+        @Option(help: "Seconds of simulated time to run before the snapshot.")
+        var at: Double = 0
+        @Option(help: "Where to write the PNG.")
+        var out: String
+
+        func run() throws {
+            let log = makeLogger(verbose: false)
+            guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
+            guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
+            guard at >= 0, at <= 3600 else { throw fail(log, "--at \(at): expected 0 to 3600 seconds") }
+            let fonts = FontCache(report: { log.warning("\($0)") })
+            guard let s = SceneCatalog.make(scene, fonts: fonts) else {
+                throw fail(log, "unknown scene '\(scene)' (known: \(SceneCatalog.names.joined(separator: ", ")))")
+            }
+            do {
+                let r = try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale))
+                r.run(until: at)
+                try PNG.write(r.image, path: out)
+            } catch {
+                throw fail(log, "\(error)")
+            }
+        }
+    }
+
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Measure headless frame times for a scene.")
+
+        @Option(help: "The scene to measure.")
+        var scene: String = SceneCatalog.defaultName
+        @Option(help: "Logical size, e.g. 1920x1080.")
+        var size: String = "1920x1080"
+        @Option(help: "Integer device scale.")
+        var scale: Int = 1
+        @Option(help: "Frames to measure.")
+        var frames: Int = 600
+        @Option(help: "Fingers moving at once (touch scene), or 0 for an idle run.")
+        var items: Int = 1
+
+        func run() throws {
+            let log = makeLogger(verbose: false)
+            guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT") }
+            guard frames > 0, frames <= 1_000_000, items >= 0, items <= 10 else { throw fail(log, "--frames must be 1…1000000 and --items 0…10") }
+            let fonts = FontCache(report: { log.warning("\($0)") })
+            guard let s = SceneCatalog.make(scene, fonts: fonts) else { throw fail(log, "unknown scene '\(scene)'") }
+            do {
+                let r = try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale))
+                let result = items == 0 ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: items)
+                print("scene \(s.name) at \(size) scale \(scale), \(items) moving finger\(items == 1 ? "" : "s")")
+                print(result.report)
+                print("peak RSS:      \(peakRSSKiB() / 1024) MiB")
+            } catch {
+                throw fail(log, "\(error)")
+            }
+        }
+    }
+}
+
+/// Peak resident set size of this process in KiB (VmHWM from /proc/self/status).
+func peakRSSKiB() -> Int {
+    guard let f = fopen("/proc/self/status", "r") else { return 0 }
+    defer { fclose(f) }
+    var line = [CChar](repeating: 0, count: 256)
+    while fgets(&line, 256, f) != nil {
+        let s = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if s.hasPrefix("VmHWM:") {
+            return Int(s.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? 0
+        }
+    }
+    return 0
+}

@@ -1,0 +1,75 @@
+// Plain input and display events that Platform hands upward. Nothing here knows Wayland:
+// layers above Platform (App, UI, Scenes) and the tests build and consume these directly.
+
+/// Phases of one touch point, as in UIKit (`stationary` points are simply absent from a batch).
+public enum TouchPhase: String, Sendable {
+    case began, moved, ended, cancelled
+}
+
+/// One touch point's change within a batch. `location` is in logical surface points.
+public struct TouchPoint: Equatable, Sendable {
+    public var id: Int32
+    public var phase: TouchPhase
+    public var location: Point
+    public init(id: Int32, phase: TouchPhase, location: Point) {
+        self.id = id; self.phase = phase; self.location = location
+    }
+}
+
+/// The changes of one `wl_touch.frame` (or one pointer event), applied together.
+/// `time` is the compositor's millisecond timestamp of the newest event in the batch.
+public struct TouchBatch: Equatable, Sendable {
+    public var time: UInt32
+    public var points: [TouchPoint]
+    public init(time: UInt32, points: [TouchPoint]) { self.time = time; self.points = points }
+}
+
+public struct Modifiers: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let shift = Modifiers(rawValue: 1)
+    public static let control = Modifiers(rawValue: 2)
+    public static let alt = Modifiers(rawValue: 4)
+    public static let logo = Modifiers(rawValue: 8)
+}
+
+/// A key press or release after xkbcommon translation.
+public struct KeyEvent: Equatable, Sendable {
+    public var keysym: UInt32
+    /// The text the key produces (may be empty, e.g. for arrows).
+    public var text: String
+    public var pressed: Bool
+    public var isRepeat: Bool
+    public var modifiers: Modifiers
+    public var time: UInt32
+    public init(keysym: UInt32, text: String, pressed: Bool, isRepeat: Bool = false,
+                modifiers: Modifiers = [], time: UInt32 = 0) {
+        self.keysym = keysym; self.text = text; self.pressed = pressed
+        self.isRepeat = isRepeat; self.modifiers = modifiers; self.time = time
+    }
+}
+
+/// What layout needs to know about the screen the kiosk is on.
+public struct DisplayInfo: Equatable, Sendable {
+    /// Logical size of the window, in points.
+    public var size: Size
+    /// Device pixels per point (integer HiDPI).
+    public var scale: Int
+    /// The panel's physical size in millimetres, when the output reports one.
+    public var physicalSize: Size?
+    /// The output's transform in quarter turns (0...3), flipped transforms folded in.
+    public var rotation: Int
+    public init(size: Size, scale: Int = 1, physicalSize: Size? = nil, rotation: Int = 0) {
+        self.size = size; self.scale = scale; self.physicalSize = physicalSize; self.rotation = rotation
+    }
+    public var isPortrait: Bool { size.height > size.width }
+    /// Points per millimetre on the real panel; 96 dpi when the panel's size is unknown.
+    public var pointsPerMillimetre: Double {
+        if let p = physicalSize, p.width > 0, p.height > 0, size.width > 0 {
+            // Physical size is reported in the output's native orientation.
+            let longMM = max(p.width, p.height), longPt = max(size.width, size.height)
+            return longPt / longMM
+        }
+        return 96.0 / 25.4
+    }
+}

@@ -1,0 +1,128 @@
+import CWayland
+import CPixman
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One wl_shm buffer with a pixman image over the same memory.
+///
+/// A buffer is busy from attach+commit until the compositor's `wl_buffer.release`; it is never
+/// drawn into while busy. `missing` is the damage this buffer has not seen: everything drawn into
+/// other buffers since it was last drawn (its buffer age, as a region), so the next frame in it
+/// repaints exactly that plus the new damage. A new buffer misses everything.
+final class ShmBuffer {
+    let proxy: OpaquePointer
+    let image: OpaquePointer
+    let size: PixelSize
+    private let memory: UnsafeMutableRawPointer
+    private let byteCount: Int
+    fileprivate(set) var busy = false
+    /// Frames presented since this buffer was last drawn (0 = never drawn).
+    fileprivate(set) var age = 0
+    let missing: Region
+    /// Set when the chain has dropped the buffer while the compositor still held it.
+    fileprivate var discarded = false
+
+    init(shm: OpaquePointer, size: PixelSize) throws {
+        let stride = Int(size.width) * 4
+        byteCount = stride * Int(size.height)
+        let fd = kiosk_shm_create("kiosk-shm", byteCount)
+        guard fd >= 0 else { throw PlatformError.system("cannot create shared memory for a \(size) buffer: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard let mem = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mem != MAP_FAILED else {
+            throw PlatformError.system("cannot map a \(size) buffer: \(String(cString: strerror(errno)))")
+        }
+        memory = mem
+        // One pool per buffer: a pool can't shrink, and buffers come and go with the size.
+        let pool = wl_shm_create_pool(shm, fd, Int32(byteCount))!
+        // XRGB: the kiosk is opaque and fullscreen, so the compositor need not blend it.
+        proxy = wl_shm_pool_create_buffer(pool, 0, size.width, size.height, Int32(stride), WL_SHM_FORMAT_XRGB8888.rawValue)!
+        wl_shm_pool_destroy(pool)
+        image = pixman_image_create_bits(PIXMAN_x8r8g8b8, size.width, size.height,
+                                         mem.assumingMemoryBound(to: UInt32.self), Int32(stride))!
+        self.size = size
+        missing = Region(PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+        wl_buffer_add_listener(proxy, ShmBuffer.listener, ListenerToken.userData(for: self))
+    }
+
+    deinit {
+        let data = wl_buffer_get_user_data(proxy)
+        wl_buffer_destroy(proxy)
+        ListenerToken.release(data)
+        pixman_image_unref(image)
+        munmap(memory, byteCount)
+    }
+
+    nonisolated(unsafe) private static let listener = makeListener(wl_buffer_listener(
+        release: { data, _ in
+            guard let b = ListenerToken.owner(data, as: ShmBuffer.self) else { return }
+            b.busy = false
+            b.onRelease?(b)
+        }
+    ))
+    fileprivate var onRelease: ((ShmBuffer) -> Void)?
+}
+
+/// The window's buffers: reuse a free one of the current size, add one when all are busy, and
+/// drop every buffer of an old size (busy ones as soon as the compositor releases them) so a
+/// stale size is never attached.
+final class BufferChain {
+    private let shm: OpaquePointer
+    private var buffers: [ShmBuffer] = []
+    /// Buffers the compositor still holds after a resize; freed on release.
+    private var retired: [ObjectIdentifier: ShmBuffer] = [:]
+    private let log: Logger
+    /// Three buffers cover double buffering plus one frame the compositor is slow to release;
+    /// past that something is wrong and allocating more would only grow memory.
+    static let maxBuffers = 4
+
+    init(shm: OpaquePointer, log: Logger) {
+        self.shm = shm
+        self.log = log
+    }
+
+    var count: Int { buffers.count }
+    var busyCount: Int { buffers.filter(\.busy).count }
+
+    /// A buffer of `size` that the compositor does not hold, or nil when all are busy and the
+    /// chain is full (the caller then waits for a release).
+    func acquire(size: PixelSize) throws -> ShmBuffer? {
+        if buffers.contains(where: { $0.size != size }) {
+            for b in buffers where b.size != size {
+                if b.busy {
+                    b.discarded = true
+                    retired[ObjectIdentifier(b)] = b
+                }
+            }
+            buffers.removeAll { $0.size != size }
+        }
+        // Prefer the free buffer that misses the least (the most recently drawn one).
+        if let b = buffers.filter({ !$0.busy }).min(by: { $0.missing.area < $1.missing.area }) { return b }
+        guard buffers.count < BufferChain.maxBuffers else { return nil }
+        let b = try ShmBuffer(shm: shm, size: size)
+        b.onRelease = { [weak self] b in
+            if b.discarded { self?.retired[ObjectIdentifier(b)] = nil }
+            self?.onRelease?()
+        }
+        buffers.append(b)
+        log.debug("buffer chain: new \(size) buffer (\(buffers.count) of this size)")
+        return b
+    }
+
+    /// Called when a buffer comes back; lets a stalled window render again.
+    var onRelease: (() -> Void)?
+
+    /// Records that `buffer` now shows a frame whose new content is `damage`: the buffer is
+    /// busy until released, and every other buffer misses that damage.
+    func didPresent(_ buffer: ShmBuffer, damage: Region) {
+        buffer.busy = true
+        buffer.age = 1
+        buffer.missing.clear()
+        for b in buffers where b !== buffer {
+            b.missing.add(damage)
+            if b.age > 0 { b.age += 1 }
+        }
+    }
+}
+
+import Logging

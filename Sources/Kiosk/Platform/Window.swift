@@ -1,0 +1,259 @@
+import CWayland
+import Logging
+
+/// What the window asks of the layer above it.
+protocol WindowDelegate: AnyObject {
+    /// The window's logical size, scale or output changed (also the first configure).
+    func window(_ window: Window, didChange info: DisplayInfo)
+    /// A frame is about to be drawn at `time` (monotonic seconds): advance animations and
+    /// return the pixel damage of the new frame (empty: nothing changed, nothing is committed).
+    func windowWillDraw(_ window: Window, time: Double) -> Region
+    /// Draw into `canvas`, which is clipped to what the buffer needs repainted.
+    func window(_ window: Window, draw canvas: Canvas)
+    /// Whether the content wants another frame after this one (an animation is running).
+    func windowWantsAnotherFrame(_ window: Window) -> Bool
+}
+
+/// The kiosk's one fullscreen xdg_toplevel, its buffers and its frame pacing.
+///
+/// Rendering is driven by frame callbacks: a change only sets `needsRedraw`; the event loop
+/// calls `renderIfNeeded()` once per pass, which draws only when the window is configured, no
+/// frame callback is pending and a free buffer exists. So bursts of input collapse into one
+/// frame per refresh, and nothing at all happens while nothing changes.
+final class Window {
+    private let display: Display
+    let surface: OpaquePointer
+    private let xdgSurface: OpaquePointer
+    private let toplevel: OpaquePointer
+    private var decoration: OpaquePointer?
+    private var idleInhibitor: OpaquePointer?
+    private var frameCallback: OpaquePointer?
+    private let chain: BufferChain
+    private let log: Logger
+    weak var delegate: WindowDelegate?
+
+    private(set) var configured = false
+    private(set) var size = Size.zero
+    private(set) var scale = 1
+    private var committedScale: Int32 = 1
+    private var pendingSize: (Int32, Int32)?
+    private var enteredOutputs: [OpaquePointer] = []
+    private(set) var needsRedraw = false
+    private(set) var framesPresented = 0
+    private var lastInfo: DisplayInfo?
+    /// Called once, right after the first buffer is committed.
+    var onFirstFrame: (() -> Void)?
+
+    init(display: Display, log: Logger) {
+        self.display = display
+        self.log = log
+        chain = BufferChain(shm: display.shm!, log: log)
+        surface = wl_compositor_create_surface(display.compositor!)
+        xdgSurface = xdg_wm_base_get_xdg_surface(display.wmBase!, surface)
+        toplevel = xdg_surface_get_toplevel(xdgSurface)
+        chain.onRelease = { [weak self] in self?.bufferReleased() }
+        wl_surface_add_listener(surface, Window.surfaceListener, ListenerToken.userData(for: self))
+        xdg_surface_add_listener(xdgSurface, Window.xdgSurfaceListener, ListenerToken.userData(for: self))
+        xdg_toplevel_add_listener(toplevel, Window.toplevelListener, ListenerToken.userData(for: self))
+        xdg_toplevel_set_app_id(toplevel, "kiosk")
+        xdg_toplevel_set_title(toplevel, "Kiosk")
+        if let mgr = display.decorationManager {
+            // Fullscreen needs no decorations; asking for server-side ones stops a compositor
+            // from expecting us to draw a title bar if it ever un-fullscreens the window.
+            decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(mgr, toplevel)
+            zxdg_toplevel_decoration_v1_add_listener(decoration, Window.decorationListener, nil)
+            zxdg_toplevel_decoration_v1_set_mode(decoration, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE.rawValue)
+        }
+        xdg_toplevel_set_fullscreen(toplevel, nil)
+        setIdleInhibited(true)
+        // The initial commit carries no buffer: it asks for the first configure.
+        wl_surface_commit(surface)
+    }
+
+    deinit {
+        if let frameCallback { destroyCallback(frameCallback) }
+        if let idleInhibitor { zwp_idle_inhibitor_v1_destroy(idleInhibitor) }
+        if let decoration { zxdg_toplevel_decoration_v1_destroy(decoration) }
+        let t = xdg_toplevel_get_user_data(toplevel), x = xdg_surface_get_user_data(xdgSurface)
+        let s = wl_surface_get_user_data(surface)
+        xdg_toplevel_destroy(toplevel)
+        xdg_surface_destroy(xdgSurface)
+        wl_surface_destroy(surface)
+        ListenerToken.release(t); ListenerToken.release(x); ListenerToken.release(s)
+    }
+
+    /// Keeps the compositor from blanking or locking the screen while set.
+    func setIdleInhibited(_ on: Bool) {
+        if on, idleInhibitor == nil, let mgr = display.idleInhibitManager {
+            idleInhibitor = zwp_idle_inhibit_manager_v1_create_inhibitor(mgr, surface)
+        } else if !on, let i = idleInhibitor {
+            zwp_idle_inhibitor_v1_destroy(i)
+            idleInhibitor = nil
+        }
+    }
+    var isIdleInhibited: Bool { idleInhibitor != nil }
+
+    /// Asks for a frame; it is drawn on the next loop pass or frame callback.
+    func setNeedsRedraw() { needsRedraw = true }
+
+    /// The output this window is on (the first it entered, else the primary).
+    private var currentOutput: Output? {
+        for p in enteredOutputs { if let o = display.outputs.values.first(where: { $0.proxy == p }) { return o } }
+        return display.primaryOutput
+    }
+
+    /// Re-derives scale and display info after an output or surface change.
+    func outputsChanged() {
+        let entered = display.outputs.values.filter { enteredOutputs.contains($0.proxy) }
+        let newScale = Int(entered.map(\.scale).max() ?? currentOutput?.scale ?? 1)
+        if newScale != scale {
+            log.info("buffer scale \(scale) → \(newScale)")
+            scale = max(1, newScale)
+        }
+        publishInfo()
+    }
+
+    private func publishInfo() {
+        guard configured else { return }
+        let o = currentOutput
+        let phys = o.map(\.physicalMM).flatMap { $0.isEmpty ? nil : $0 }
+        let info = DisplayInfo(size: size, scale: scale, physicalSize: phys, rotation: Int((o?.transform ?? 0) % 4))
+        guard info != lastInfo else { return }
+        lastInfo = info
+        delegate?.window(self, didChange: info)
+        needsRedraw = true
+    }
+
+    // MARK: Configure
+
+    private func configure(serial: UInt32) {
+        // Ack first: the next commit must come after the ack of the configure it answers.
+        xdg_surface_ack_configure(xdgSurface, serial)
+        var w = Double(pendingSize?.0 ?? 0), h = Double(pendingSize?.1 ?? 0)
+        pendingSize = nil
+        if w <= 0 || h <= 0 {
+            // 0×0 means "you choose": a kiosk fills the output it is on.
+            if let o = currentOutput, !o.logicalSize.isEmpty {
+                w = o.logicalSize.width; h = o.logicalSize.height
+            } else if size.isEmpty {
+                log.warning("the compositor gave no size and no output mode: using 1280×800")
+                w = 1280; h = 800
+            } else {
+                w = size.width; h = size.height
+            }
+        }
+        let newSize = Size(width: w, height: h)
+        let first = !configured
+        configured = true
+        if newSize != size || first {
+            if !first { log.info("configure: \(size) → \(newSize)") }
+            size = newSize
+        }
+        outputsChanged()
+        publishInfo()
+        // Every configure is answered by a commit (the ack alone is not applied until then).
+        needsRedraw = true
+    }
+
+    // MARK: Rendering
+
+    private var waitingForBuffer = false
+
+    private func bufferReleased() {
+        if waitingForBuffer { waitingForBuffer = false; needsRedraw = true }
+    }
+
+    /// Draws and commits one frame if one is needed and allowed now.
+    func renderIfNeeded(time: Double) throws {
+        guard configured, needsRedraw, frameCallback == nil, let delegate else { return }
+        let px = PixelSize(width: Int32((size.width * Double(scale)).rounded()),
+                           height: Int32((size.height * Double(scale)).rounded()))
+        guard px.width > 0, px.height > 0 else { return }
+        guard let buffer = try chain.acquire(size: px) else {
+            // Every buffer is held by the compositor: draw when one comes back.
+            waitingForBuffer = true
+            return
+        }
+        needsRedraw = false
+        let damage = delegate.windowWillDraw(self, time: time)
+        let bounds = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
+        damage.intersect(bounds)
+        let mustCommit = Int32(scale) != committedScale || framesPresented == 0
+        if damage.isEmpty && !mustCommit {
+            if delegate.windowWantsAnotherFrame(self) { requestFrameCallback(); wl_surface_commit(surface) }
+            return
+        }
+        let paint = damage.copy()
+        paint.add(buffer.missing)
+        paint.intersect(bounds)
+        let canvas = Canvas(target: buffer.image, scale: scale)
+        canvas.setClip(paint)
+        delegate.window(self, draw: canvas)
+        canvas.setClip(nil)
+
+        wl_surface_attach(surface, buffer.proxy, 0, 0)
+        if Int32(scale) != committedScale {
+            wl_surface_set_buffer_scale(surface, Int32(scale))
+            committedScale = Int32(scale)
+        }
+        let reported = framesPresented == 0 || mustCommit ? Region(bounds) : damage
+        for r in reported.rects { wl_surface_damage_buffer(surface, r.x, r.y, r.width, r.height) }
+        requestFrameCallback()
+        wl_surface_commit(surface)
+        chain.didPresent(buffer, damage: reported)
+        framesPresented += 1
+        lastDamageArea = reported.area
+        if framesPresented == 1 { onFirstFrame?() }
+        if delegate.windowWantsAnotherFrame(self) { needsRedraw = true }
+    }
+    /// Pixels reported as damaged by the last commit (for stats and tests).
+    private(set) var lastDamageArea = 0
+
+    private func requestFrameCallback() {
+        let cb = wl_surface_frame(surface)!
+        wl_callback_add_listener(cb, Window.frameListener, ListenerToken.userData(for: self))
+        frameCallback = cb
+    }
+    private func destroyCallback(_ cb: OpaquePointer) {
+        let data = wl_callback_get_user_data(cb)
+        wl_callback_destroy(cb)
+        ListenerToken.release(data)
+    }
+    private func frameDone() {
+        if let cb = frameCallback { destroyCallback(cb) }
+        frameCallback = nil
+    }
+
+    // MARK: Listeners
+
+    nonisolated(unsafe) private static let frameListener = makeListener(wl_callback_listener(
+        done: { data, _, _ in ListenerToken.owner(data, as: Window.self)?.frameDone() }
+    ))
+    nonisolated(unsafe) private static let surfaceListener = makeListener(wl_surface_listener(
+        enter: { data, _, output in
+            guard let w = ListenerToken.owner(data, as: Window.self), let output else { return }
+            w.enteredOutputs.append(output)
+            w.outputsChanged()
+        },
+        leave: { data, _, output in
+            guard let w = ListenerToken.owner(data, as: Window.self) else { return }
+            w.enteredOutputs.removeAll { $0 == output }
+            w.outputsChanged()
+        }
+    ))
+    nonisolated(unsafe) private static let xdgSurfaceListener = makeListener(xdg_surface_listener(
+        configure: { data, _, serial in ListenerToken.owner(data, as: Window.self)?.configure(serial: serial) }
+    ))
+    nonisolated(unsafe) private static let toplevelListener = makeListener(xdg_toplevel_listener(
+        configure: { data, _, w, h, _ in ListenerToken.owner(data, as: Window.self)?.pendingSize = (w, h) },
+        close: { data, _ in
+            // A kiosk does not close because the compositor asks; the operator stops the service.
+            ListenerToken.owner(data, as: Window.self)?.log.info("the compositor asked the window to close: ignored (kiosk)")
+        },
+        configure_bounds: { _, _, _, _ in },
+        wm_capabilities: { _, _, _ in }
+    ))
+    nonisolated(unsafe) private static let decorationListener = makeListener(zxdg_toplevel_decoration_v1_listener(
+        configure: { _, _, _ in }
+    ))
+}

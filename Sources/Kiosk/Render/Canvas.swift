@@ -1,0 +1,228 @@
+import CPixman
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Drawing into a pixman image in logical points. Every operation converts to device pixels with
+/// `scale` and honours the clip, so a renderer can clip to the frame's damage and then simply
+/// draw everything: pixman discards what falls outside.
+public final class Canvas {
+    let target: OpaquePointer
+    public let scale: Int
+    public let pixelSize: PixelSize
+    private var clipBounds: PixelRect?
+
+    /// A canvas over `image` (not retained beyond the canvas' own lifetime).
+    public convenience init(image: Image) {
+        self.init(target: image.raw, scale: image.scale)
+        _keepAlive = image
+    }
+    private var _keepAlive: AnyObject?
+
+    /// A canvas over a raw pixman image, e.g. one wrapping a wl_shm buffer.
+    init(target: OpaquePointer, scale: Int) {
+        self.target = target
+        self.scale = max(1, scale)
+        pixelSize = PixelSize(width: pixman_image_get_width(target), height: pixman_image_get_height(target))
+    }
+
+    deinit { pixman_image_set_clip_region32(target, nil) }
+
+    /// Logical size of the canvas.
+    public var size: Size {
+        Size(width: Double(pixelSize.width) / Double(scale), height: Double(pixelSize.height) / Double(scale))
+    }
+
+    /// Restricts drawing to `region` (pixels), or lifts the restriction with nil.
+    public func setClip(_ region: Region?) {
+        if let region {
+            pixman_image_set_clip_region32(target, region.raw)
+            clipBounds = region.extents
+        } else {
+            pixman_image_set_clip_region32(target, nil)
+            clipBounds = nil
+        }
+    }
+
+    /// False when `rect` (logical) cannot touch the clip: callers skip expensive work with it.
+    public func isVisible(_ rect: Rect) -> Bool {
+        let p = rect.pixelBounds(scale: scale)
+        guard let c = clipBounds else { return !p.isEmpty }
+        return p.x < c.x + c.width && c.x < p.x + p.width && p.y < c.y + c.height && c.y < p.y + p.height
+    }
+
+    // MARK: Fills
+
+    /// Fills `rect` with `color` (replacing when opaque, blending when translucent).
+    public func fill(_ rect: Rect, color: Color) {
+        let p = rect.pixelBounds(scale: scale)
+        guard !p.isEmpty, color.alpha > 0 else { return }
+        var c = color.pixman
+        var box = pixman_box32_t(x1: p.x, y1: p.y, x2: p.x + p.width, y2: p.y + p.height)
+        pixman_image_fill_boxes(color.alpha >= 1 ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, target, &c, 1, &box)
+    }
+
+    /// Fills the whole canvas (within the clip).
+    public func clear(_ color: Color) { fill(Rect(origin: .zero, size: size), color: color) }
+
+    // MARK: Anti-aliased shapes (pixman rasterizes the triangles into an a8 mask)
+
+    /// Fills a convex or star-shaped polygon given as a fan around its first point.
+    public func fillPolygon(_ points: [Point], color: Color) {
+        guard points.count >= 3, color.alpha > 0 else { return }
+        var tris: [pixman_triangle_t] = []
+        tris.reserveCapacity(points.count - 2)
+        for i in 1..<(points.count - 1) {
+            tris.append(triangle(points[0], points[i], points[i + 1]))
+        }
+        composite(triangles: tris, color: color)
+    }
+
+    /// A filled disc.
+    public func fillCircle(center: Point, radius: Double, color: Color) {
+        guard radius > 0 else { return }
+        fillPolygon(circlePoints(center: center, radius: radius), color: color)
+    }
+
+    /// A ring of `width` centred on the circle of `radius`.
+    public func strokeCircle(center: Point, radius: Double, width: Double, color: Color) {
+        guard radius > 0, width > 0, color.alpha > 0 else { return }
+        let outer = circlePoints(center: center, radius: radius + width / 2)
+        let inner = circlePoints(center: center, radius: max(0, radius - width / 2), count: outer.count)
+        var tris: [pixman_triangle_t] = []
+        tris.reserveCapacity(outer.count * 2)
+        for i in 0..<outer.count {
+            let j = (i + 1) % outer.count
+            tris.append(triangle(outer[i], outer[j], inner[i]))
+            tris.append(triangle(inner[i], outer[j], inner[j]))
+        }
+        composite(triangles: tris, color: color)
+    }
+
+    /// A straight segment of `width` with square ends.
+    public func strokeLine(from a: Point, to b: Point, width: Double, color: Color) {
+        let len = a.distance(to: b)
+        guard len > 0, width > 0, color.alpha > 0 else { return }
+        let nx = -(b.y - a.y) / len * width / 2, ny = (b.x - a.x) / len * width / 2
+        let p = [Point(x: a.x + nx, y: a.y + ny), Point(x: b.x + nx, y: b.y + ny),
+                 Point(x: b.x - nx, y: b.y - ny), Point(x: a.x - nx, y: a.y - ny)]
+        fillPolygon(p, color: color)
+    }
+
+    /// The outline of `rect`, drawn inside it.
+    public func strokeRect(_ rect: Rect, width: Double, color: Color) {
+        fill(Rect(x: rect.minX, y: rect.minY, width: rect.width, height: width), color: color)
+        fill(Rect(x: rect.minX, y: rect.maxY - width, width: rect.width, height: width), color: color)
+        fill(Rect(x: rect.minX, y: rect.minY + width, width: width, height: rect.height - 2 * width), color: color)
+        fill(Rect(x: rect.maxX - width, y: rect.minY + width, width: width, height: rect.height - 2 * width), color: color)
+    }
+
+    private func circlePoints(center: Point, radius: Double, count: Int? = nil) -> [Point] {
+        // Enough segments that the chord error stays under a quarter pixel.
+        let rpx = radius * Double(scale)
+        let n = count ?? max(12, min(256, Int((Double.pi / acos(max(-1, 1 - 0.25 / max(rpx, 0.25)))).rounded(.up))))
+        return (0..<n).map { i in
+            let t = Double(i) / Double(n) * 2 * .pi
+            return Point(x: center.x + radius * cos(t), y: center.y + radius * sin(t))
+        }
+    }
+
+    private func fixed(_ v: Double) -> pixman_fixed_t {
+        pixman_fixed_t(clamping: Int64((v * Double(scale) * 65536).rounded()))
+    }
+    private func triangle(_ a: Point, _ b: Point, _ c: Point) -> pixman_triangle_t {
+        pixman_triangle_t(p1: pixman_point_fixed_t(x: fixed(a.x), y: fixed(a.y)),
+                          p2: pixman_point_fixed_t(x: fixed(b.x), y: fixed(b.y)),
+                          p3: pixman_point_fixed_t(x: fixed(c.x), y: fixed(c.y)))
+    }
+    private func composite(triangles: [pixman_triangle_t], color: Color) {
+        var c = color.pixman
+        guard let src = pixman_image_create_solid_fill(&c) else { return }
+        defer { pixman_image_unref(src) }
+        triangles.withUnsafeBufferPointer { buf in
+            pixman_composite_triangles(PIXMAN_OP_OVER, src, target, PIXMAN_a8, 0, 0, 0, 0,
+                                       Int32(buf.count), buf.baseAddress)
+        }
+    }
+
+    // MARK: Images
+
+    /// Draws `image` so that its logical rectangle maps through `transform` (from image points
+    /// to canvas points), with bilinear filtering and `alpha` as an extra opacity.
+    public func draw(_ image: Image, transform: AffineTransform = .identity, alpha: Double = 1) {
+        guard alpha > 0 else { return }
+        let imgRect = Rect(origin: .zero, size: image.size)
+        let destBounds = transform.apply(imgRect).pixelBounds(scale: scale)
+        guard !destBounds.isEmpty else { return }
+        // pixman maps destination pixels back to source pixels: invert (image px → canvas px).
+        let s = Double(scale), si = Double(image.scale)
+        let toCanvasPx = AffineTransform(scaleX: 1 / si, y: 1 / si)
+            .concatenating(transform).concatenating(AffineTransform(scaleX: s, y: s))
+        guard let inv = toCanvasPx.inverted else { return }
+        let isTranslation = toCanvasPx.a == 1 && toCanvasPx.b == 0 && toCanvasPx.c == 0 && toCanvasPx.d == 1
+            && toCanvasPx.tx == toCanvasPx.tx.rounded() && toCanvasPx.ty == toCanvasPx.ty.rounded()
+        var mask: OpaquePointer?
+        if alpha < 1 {
+            var mc = Color(red: 0, green: 0, blue: 0, alpha: alpha).pixman
+            mask = pixman_image_create_solid_fill(&mc)
+        }
+        defer { if let mask { pixman_image_unref(mask) } }
+        let op = (!image.hasAlpha && alpha >= 1) ? PIXMAN_OP_SRC : PIXMAN_OP_OVER
+        if isTranslation {
+            // The common case (an unscaled layer at whole pixels): a plain blit, no filter.
+            let dx = Int32(toCanvasPx.tx), dy = Int32(toCanvasPx.ty)
+            pixman_image_composite32(op, image.raw, mask, target, 0, 0, 0, 0, dx, dy,
+                                     image.pixelSize.width, image.pixelSize.height)
+            return
+        }
+        // Sample at pixel centres: dest (x+0.5) maps to source position; pixman applies the
+        // transform to the destination pixel centre itself.
+        func fx(_ v: Double) -> pixman_fixed_t { pixman_fixed_t(clamping: Int64((v * 65536).rounded())) }
+        var m = pixman_transform()
+        m.matrix.0 = (fx(inv.a), fx(inv.c), fx(inv.tx))
+        m.matrix.1 = (fx(inv.b), fx(inv.d), fx(inv.ty))
+        m.matrix.2 = (0, 0, pixman_fixed_t(65536))
+        pixman_image_set_transform(image.raw, &m)
+        pixman_image_set_filter(image.raw, PIXMAN_FILTER_BILINEAR, nil, 0)
+        pixman_image_set_repeat(image.raw, PIXMAN_REPEAT_NONE)
+        pixman_image_composite32(PIXMAN_OP_OVER, image.raw, mask, target,
+                                 destBounds.x, destBounds.y, 0, 0, destBounds.x, destBounds.y,
+                                 destBounds.width, destBounds.height)
+        pixman_image_set_transform(image.raw, nil)
+        pixman_image_set_filter(image.raw, PIXMAN_FILTER_NEAREST, nil, 0)
+    }
+
+    // MARK: Text
+
+    /// Draws `run` with its baseline starting at `origin` (logical points).
+    public func draw(_ run: TextRun, at origin: Point, color: Color) {
+        guard color.alpha > 0, !run.glyphs.isEmpty else { return }
+        let bx = Int32((origin.x * Double(scale)).rounded()), by = Int32((origin.y * Double(scale)).rounded())
+        if let c = clipBounds {
+            // Whole-run reject: most text is outside a small damage rectangle.
+            let top = by - run.ascent, bottom = by + run.descent
+            if bx > c.x + c.width || bx + run.pixelWidth < c.x || top > c.y + c.height || bottom < c.y { return }
+        }
+        var pc = color.pixman
+        guard let src = pixman_image_create_solid_fill(&pc) else { return }
+        defer { pixman_image_unref(src) }
+        var alphaMask: OpaquePointer?
+        defer { if let alphaMask { pixman_image_unref(alphaMask) } }
+        for g in run.glyphs {
+            let x = bx + g.x, y = by - g.y
+            if let c = clipBounds, x > c.x + c.width || x + g.width < c.x || y > c.y + c.height || y + g.height < c.y {
+                continue
+            }
+            if g.isColor {
+                // Colour glyphs (emoji) carry their own colours; only the alpha applies.
+                if color.alpha < 1, alphaMask == nil {
+                    var mc = Color(red: 0, green: 0, blue: 0, alpha: color.alpha).pixman
+                    alphaMask = pixman_image_create_solid_fill(&mc)
+                }
+                pixman_image_composite32(PIXMAN_OP_OVER, g.image, alphaMask, target, 0, 0, 0, 0, x, y, g.width, g.height)
+            } else {
+                pixman_image_composite32(PIXMAN_OP_OVER, src, g.image, target, 0, 0, 0, 0, x, y, g.width, g.height)
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import CFcft
+import CPixman
+
+/// One fcft font at one pixel size. fcft caches rasterized glyphs per font, so a font object is
+/// kept for the life of the process (see `FontCache`) and glyphs are rasterized once.
+public final class Font {
+    let raw: UnsafeMutablePointer<fcft_font>
+    public let family: String
+    public let pixelSize: Int
+    public let scale: Int
+
+    fileprivate init?(family: String, pixelSize: Int, scale: Int) {
+        // pixelsize (not size) so that our logical points map to exact device pixels,
+        // independent of the dpi fontconfig believes in.
+        let pattern = "\(family):pixelsize=\(pixelSize)"
+        let font: UnsafeMutablePointer<fcft_font>? = pattern.withCString { cstr in
+            var names: [UnsafePointer<CChar>?] = [cstr]
+            return names.withUnsafeMutableBufferPointer { fcft_from_name(1, $0.baseAddress!, nil) }
+        }
+        guard let font else { return nil }
+        raw = font
+        self.family = family
+        self.pixelSize = pixelSize
+        self.scale = scale
+    }
+    deinit { fcft_destroy(raw) }
+
+    /// Ascent, descent and line height in logical points.
+    public var ascent: Double { Double(raw.pointee.ascent) / Double(scale) }
+    public var descent: Double { Double(raw.pointee.descent) / Double(scale) }
+    public var lineHeight: Double { Double(raw.pointee.height) / Double(scale) }
+
+    /// Shapes and rasterizes `text` (glyphs come from fcft's cache after the first time).
+    public func layout(_ text: String) -> TextRun { TextRun(font: self, text: text) }
+}
+
+/// Shaped text ready to draw: glyph images with pixel offsets from the pen origin.
+public final class TextRun {
+    struct Glyph {
+        let image: OpaquePointer
+        let x: Int32, y: Int32, width: Int32, height: Int32
+        let isColor: Bool
+    }
+    let glyphs: [Glyph]
+    /// Width in pixels from the origin to the pen position after the last glyph.
+    let pixelWidth: Int32
+    let ascent: Int32, descent: Int32
+    public let font: Font
+    public let text: String
+    private var run: UnsafeMutablePointer<fcft_text_run>?
+
+    init(font: Font, text: String) {
+        self.font = font
+        self.text = text
+        ascent = Int32(font.raw.pointee.ascent)
+        descent = Int32(font.raw.pointee.descent)
+        let cps = text.unicodeScalars.map { $0.value }
+        var out: [Glyph] = []
+        var pen: Int32 = 0
+        func add(_ g: UnsafePointer<fcft_glyph>) {
+            let v = g.pointee
+            if let pix = v.pix, v.width > 0, v.height > 0 {
+                out.append(Glyph(image: pix, x: pen + Int32(v.x), y: Int32(v.y), width: Int32(v.width),
+                                 height: Int32(v.height), isColor: pixman_image_get_format(pix) == PIXMAN_a8r8g8b8))
+            }
+            pen += Int32(v.advance.x)
+        }
+        if !cps.isEmpty, (fcft_capabilities().rawValue & FCFT_CAPABILITY_TEXT_RUN_SHAPING.rawValue) != 0,
+           let r = cps.withUnsafeBufferPointer({ fcft_rasterize_text_run_utf32(font.raw, $0.count, $0.baseAddress!, FCFT_SUBPIXEL_NONE) }) {
+            // HarfBuzz shaping: ligatures, kerning, combining marks, complex scripts.
+            run = r
+            for i in 0..<r.pointee.count { if let g = r.pointee.glyphs[i] { add(g) } }
+        } else {
+            var prev: UInt32?
+            for cp in cps {
+                if let p = prev {
+                    var kx = 0, ky = 0
+                    if fcft_kerning(font.raw, p, cp, &kx, &ky) { pen += Int32(kx) }
+                }
+                if let g = fcft_rasterize_char_utf32(font.raw, cp, FCFT_SUBPIXEL_NONE) { add(g) }
+                prev = cp
+            }
+        }
+        glyphs = out
+        pixelWidth = pen
+    }
+    deinit { if let run { fcft_text_run_destroy(run) } }
+
+    /// Advance width in logical points.
+    public var width: Double { Double(pixelWidth) / Double(font.scale) }
+    /// Ink-independent box height (ascent + descent) in logical points.
+    public var height: Double { font.ascent + font.descent }
+}
+
+/// Fonts by family and size, created on first use and kept: a kiosk uses a handful of sizes.
+/// A family fontconfig cannot resolve at all is reported once; text then draws as nothing.
+public final class FontCache {
+    private var fonts: [String: Font] = [:]
+    private var failed: Set<String> = []
+    private let report: (String) -> Void
+
+    public init(report: @escaping (String) -> Void = { _ in }) {
+        FontCache.initializeOnce()
+        self.report = report
+    }
+
+    private nonisolated(unsafe) static var initialized = false
+    private static func initializeOnce() {
+        guard !initialized else { return }
+        initialized = true
+        _ = fcft_init(FCFT_LOG_COLORIZE_NEVER, false, FCFT_LOG_CLASS_ERROR)
+    }
+
+    /// The font for `family` at `points` logical points on a screen of `scale`.
+    public func font(_ family: String = "DejaVu Sans", points: Double, scale: Int) -> Font? {
+        let px = max(1, Int((points * Double(scale)).rounded()))
+        let key = "\(family)@\(px)x\(scale)"
+        if let f = fonts[key] { return f }
+        if failed.contains(key) { return nil }
+        guard let f = Font(family: family, pixelSize: px, scale: scale) else {
+            failed.insert(key)
+            report("font '\(family)' at \(px) px could not be loaded (fontconfig found no match); text in it is not drawn")
+            return nil
+        }
+        fonts[key] = f
+        return f
+    }
+}

@@ -1,0 +1,48 @@
+/// A time source. Live code uses the monotonic clock; tests and snapshots use `ManualClock`.
+public protocol Clock: AnyObject {
+    /// Seconds on a monotonic timeline (only differences matter).
+    var now: Double { get }
+}
+
+public final class ManualClock: Clock {
+    public var now: Double
+    public init(_ start: Double = 0) { now = start }
+    public func advance(by seconds: Double) { now += seconds }
+}
+
+/// Collects the logical rectangles that changed since the last frame.
+public final class Invalidation {
+    public private(set) var rects: [Rect] = []
+    public private(set) var everything = false
+    public init() {}
+    public func add(_ rect: Rect) { if !everything && !rect.isEmpty { rects.append(rect) } }
+    public func addAll() { everything = true; rects.removeAll() }
+    public var isEmpty: Bool { !everything && rects.isEmpty }
+
+    /// The damage as a pixel region at `scale`, then empties itself.
+    public func take(scale: Int, bounds: PixelRect) -> Region {
+        defer { rects.removeAll(keepingCapacity: true); everything = false }
+        if everything { return Region(bounds) }
+        let r = Region()
+        for rect in rects { r.add(rect.pixelBounds(scale: scale)) }
+        r.intersect(bounds)
+        return r
+    }
+}
+
+/// A full-screen scene: it lays itself out for a display, takes input, advances with time,
+/// records what it changed in `invalidation` and draws any part of itself on request.
+public protocol Scene: AnyObject {
+    var name: String { get }
+    var invalidation: Invalidation { get }
+    /// A new size, scale or panel: relayout, keep state, and invalidate what moved.
+    func layout(_ info: DisplayInfo)
+    func handle(_ batch: TouchBatch, at time: Double)
+    func handle(_ key: KeyEvent, at time: Double)
+    /// Moves time-based state (animations, fades, physics) to `time`.
+    func advance(to time: Double)
+    /// True while the scene changes by itself and wants frames.
+    var isAnimating: Bool { get }
+    /// Draws the scene; the canvas is clipped to what needs repainting.
+    func draw(in canvas: Canvas)
+}
