@@ -33,6 +33,9 @@ final class Application: WindowDelegate, InputSink {
             let now = EventLoop.monotonicNS()
             log.info("first frame committed: \(Double(now - startNS) / 1e6) ms after start (monotonic \(now) ns)")
         }
+        window.onFirstFrameShown = { [log, startNS] in
+            log.info("first frame shown: \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms after start")
+        }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
     }
 

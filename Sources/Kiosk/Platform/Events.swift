@@ -73,3 +73,18 @@ public struct DisplayInfo: Equatable, Sendable {
         return 96.0 / 25.4
     }
 }
+
+/// The output's physical size when it is believable, else nil (and layout assumes 96 dpi).
+///
+/// Outputs lie: weston's headless backend reports its pixel size as millimetres, projectors and
+/// some EDIDs give 0, or only an aspect ratio (16×9 or 160×90 mm). Sizing touch targets from such
+/// a value would make them unusably small or huge, so only sizes between 20 and 1000 dpi that
+/// are not the pixel mode itself are trusted.
+public func plausiblePhysicalSize(mm: Size, mode: PixelSize) -> Size? {
+    guard mm.width >= 20, mm.height >= 20, mode.width > 0, mode.height > 0 else { return nil }
+    if Int(mm.width) == Int(mode.width) && Int(mm.height) == Int(mode.height) { return nil }
+    // Compare the long sides: the physical size is in the panel's native orientation.
+    let dpi = Double(max(mode.width, mode.height)) / (max(mm.width, mm.height) / 25.4)
+    guard (20...1000).contains(dpi) else { return nil }
+    return mm
+}

@@ -109,6 +109,14 @@ final class BufferChain {
         return b
     }
 
+    /// Destroys every buffer now. The window calls this from its deinit: Swift releases stored
+    /// properties only after deinit's body, by which time the display (and its connection) may
+    /// already be gone, and destroying a wl_buffer after wl_display_disconnect is a use-after-free.
+    func destroyAll() {
+        buffers.removeAll()
+        retired.removeAll()
+    }
+
     /// Called when a buffer comes back; lets a stalled window render again.
     var onRelease: (() -> Void)?
 

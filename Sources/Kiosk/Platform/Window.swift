@@ -80,6 +80,9 @@ final class Window {
         xdg_surface_destroy(xdgSurface)
         wl_surface_destroy(surface)
         ListenerToken.release(t); ListenerToken.release(x); ListenerToken.release(s)
+        chain.destroyAll()
+        // Keep the connection open until everything above is destroyed.
+        withExtendedLifetime(display) {}
     }
 
     /// Keeps the compositor from blanking or locking the screen while set.
@@ -116,7 +119,7 @@ final class Window {
     private func publishInfo() {
         guard configured else { return }
         let o = currentOutput
-        let phys = o.map(\.physicalMM).flatMap { $0.isEmpty ? nil : $0 }
+        let phys = o.flatMap { plausiblePhysicalSize(mm: $0.physicalMM, mode: $0.modeSize) }
         let info = DisplayInfo(size: size, scale: scale, physicalSize: phys, rotation: Int((o?.transform ?? 0) % 4))
         guard info != lastInfo else { return }
         lastInfo = info
@@ -222,7 +225,16 @@ final class Window {
     private func frameDone() {
         if let cb = frameCallback { destroyCallback(cb) }
         frameCallback = nil
+        if !firstFrameShown {
+            // The compositor has repainted with our buffer: the kiosk is on screen and input
+            // can find it (weston picks touch targets from the view list of its last repaint).
+            firstFrameShown = true
+            onFirstFrameShown?()
+        }
     }
+    private var firstFrameShown = false
+    /// Called once, when the first frame callback completes.
+    var onFirstFrameShown: (() -> Void)?
 
     // MARK: Listeners
 
@@ -233,6 +245,9 @@ final class Window {
         enter: { data, _, output in
             guard let w = ListenerToken.owner(data, as: Window.self), let output else { return }
             w.enteredOutputs.append(output)
+            // Logged because it is the moment the compositor shows the surface (tests wait on it).
+            let name = w.display.outputs.values.first { $0.proxy == output }?.name ?? ""
+            w.log.debug("surface entered output \(name.isEmpty ? "(unnamed)" : name)")
             w.outputsChanged()
         },
         leave: { data, _, output in

@@ -1,0 +1,176 @@
+"""Real-compositor test rig: weston 10 (headless, pixman, kiosk-shell) plus Kiosk's own input module.
+
+Each Weston is a child of the test process, in its own XDG_RUNTIME_DIR, and is always reaped.
+Input goes through the module's FIFO; every command is acknowledged in the ack file before the
+helper returns, so a test never races the compositor.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULE = Path(os.environ.get("KIOSK_TEST_MODULE", ROOT / ".build" / "e2e" / "kiosk-test-input.so")).resolve()
+KIOSK = Path(os.environ.get("KIOSK_BIN", ROOT / ".build" / "release" / "kiosk")).resolve()
+
+
+def wait_until(predicate, timeout=5.0, interval=0.02, what="condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+class Weston:
+    def __init__(self, width=1920, height=1080, transform="normal"):
+        self.dir = Path(tempfile.mkdtemp(prefix="kiosk-e2e-"))
+        self.runtime = self.dir / "runtime"
+        self.runtime.mkdir(mode=0o700)
+        self.fifo = self.dir / "input.fifo"
+        os.mkfifo(self.fifo)
+        self.acks = self.dir / "acks"
+        self.acks.touch()
+        self.socket = "kiosk-e2e"
+        self.sent = 0
+        self.log = self.dir / "weston.log"
+        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime), KIOSK_TEST_FIFO=str(self.fifo),
+                   KIOSK_TEST_ACKS=str(self.acks))
+        env.pop("WAYLAND_DISPLAY", None)
+        env.pop("DISPLAY", None)
+        args = ["weston", "--backend=headless-backend.so", "--use-pixman", "--shell=kiosk-shell.so",
+                "--debug", f"--socket={self.socket}", f"--width={width}", f"--height={height}",
+                "--idle-time=0", f"--modules={MODULE}"]
+        if transform != "normal":
+            args.append(f"--transform={transform}")
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
+        wait_until(lambda: (self.runtime / self.socket).exists() or self.proc.poll() is not None,
+                   timeout=10, what="weston's socket")
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"weston exited at start:\n{self.log.read_text()}")
+        wait_until(lambda: "seat ready" in self.log.read_text(), timeout=5, what="the test module")
+        self.fifo_fd = os.open(self.fifo, os.O_WRONLY)
+
+    def env(self, **extra):
+        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime), WAYLAND_DISPLAY=self.socket)
+        env.update(extra)
+        return env
+
+    def send(self, *commands):
+        """Sends commands to the input module and waits until weston has processed them all."""
+        os.write(self.fifo_fd, "".join(c + "\n" for c in commands).encode())
+        self.sent += len(commands)
+        want = self.sent
+        wait_until(lambda: len(self.acks.read_text().splitlines()) >= want, timeout=5, what=f"acks for {commands}")
+        errors = [l for l in self.acks.read_text().splitlines() if l.startswith("error")]
+        assert not errors, f"the input module rejected: {errors}"
+
+    def screenshot(self) -> Image.Image:
+        """The output as weston composites it, in the panel's physical orientation."""
+        shots = self.dir / "shots"
+        shots.mkdir(exist_ok=True)
+        for old in shots.glob("*.png"):
+            old.unlink()
+        subprocess.run(["weston-screenshooter"], cwd=shots, env=self.env(), check=True, timeout=10,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        path = glob.glob(str(shots / "*.png"))[0]
+        with Image.open(path) as im:
+            return im.convert("RGB")
+
+    def kill(self, sig=signal.SIGKILL):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        self.proc.wait(timeout=10)
+
+    def close(self):
+        try:
+            os.close(self.fifo_fd)
+        except OSError:
+            pass
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Kiosk:
+    """A kiosk process under `weston`, with its protocol traffic (WAYLAND_DEBUG) captured."""
+
+    def __init__(self, weston: Weston | None, *args, env=None, protocol=True):
+        self.dir = Path(tempfile.mkdtemp(prefix="kiosk-run-"))
+        self.stderr_path = self.dir / "stderr"
+        env = env if env is not None else weston.env()
+        if protocol:
+            env = dict(env, WAYLAND_DEBUG="client")
+        self.started_ns = time.monotonic_ns()
+        self.stderr_file = open(self.stderr_path, "w")
+        self.proc = subprocess.Popen([str(KIOSK), *args], env=env, stdout=subprocess.DEVNULL,
+                                     stderr=self.stderr_file)
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    def requests(self, name: str):
+        """Client requests whose `interface.request` matches `name`, with their argument text."""
+        pat = re.compile(r"-> (\w+)@(\d+)\." + re.escape(name.split(".")[-1]) + r"\((.*)\)$")
+        iface = name.split(".")[0] if "." in name else None
+        out = []
+        for line in self.stderr.splitlines():
+            m = pat.search(line)
+            if m and (iface is None or m.group(1) == iface):
+                out.append(m.group(3))
+        return out
+
+    def wait_for(self, pattern: str, timeout=5.0, count=1):
+        rx = re.compile(pattern)
+        return wait_until(lambda: len(rx.findall(self.stderr)) >= count, timeout=timeout,
+                          what=f"/{pattern}/ in kiosk's stderr:\n{self.stderr[-3000:]}")
+
+    def wait_exit(self, timeout=5.0) -> int:
+        return self.proc.wait(timeout=timeout)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.stderr_file.close()
+
+
+def to_logical(img: Image.Image, transform: str) -> Image.Image:
+    """Turns a physical-orientation screenshot into what the app laid out (logical orientation)."""
+    return {
+        "normal": img,
+        "rotate-90": img.transpose(Image.Transpose.ROTATE_270),
+        "rotate-180": img.transpose(Image.Transpose.ROTATE_180),
+        "rotate-270": img.transpose(Image.Transpose.ROTATE_90),
+    }[transform]
+
+
+def color_near(c, target, tol=40):
+    return all(abs(a - b) <= tol for a, b in zip(c, target))
+
+
+def count_color(img: Image.Image, box, target, tol=40) -> int:
+    x0, y0, x1, y1 = [int(v) for v in box]
+    crop = img.crop((max(0, x0), max(0, y0), min(img.width, x1), min(img.height, y1)))
+    return sum(1 for px in getattr(crop, "get_flattened_data", crop.getdata)() if color_near(px, target, tol))
+
+
+def rgb(hexval: int):
+    return ((hexval >> 16) & 0xFF, (hexval >> 8) & 0xFF, hexval & 0xFF)

@@ -1,0 +1,211 @@
+"""End-to-end: the foundation against a real weston 10 (headless, pixman, kiosk-shell)."""
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from harness import Kiosk, count_color, rgb, to_logical, wait_until
+
+BACKGROUND = rgb(0x101418)
+FINGER0 = rgb(0x4FC3F7)
+FINGER1 = rgb(0xFFB74D)
+WHITE = (255, 255, 255)
+# 9 mm at the 96 dpi fallback (weston's headless output reports no believable panel size).
+MARKER_RADIUS = 9 * 96 / 25.4
+
+
+def marker_pixels(img, x, y, color):
+    r = MARKER_RADIUS + 6
+    return count_color(img, (x - r, y - r, x + r, y + r), color, tol=30)
+
+
+def started(kiosk, **kw):
+    """A kiosk whose surface the compositor shows (mapped, so input reaches it)."""
+    k = kiosk(**kw)
+    k.wait_for(r"first frame committed")
+    k.wait_for(r"first frame shown")
+    return k
+
+
+def test_fullscreen_at_output_size_and_configure_acked(weston, kiosk):
+    k = started(kiosk)
+    assert k.requests("xdg_toplevel.set_fullscreen") == ["nil"]
+    assert k.requests("xdg_toplevel.set_app_id") == ['"kiosk"']
+    sizes = [tuple(int(v) for v in re.findall(r"-?\d+", a)[2:4]) for a in k.requests("wl_shm_pool.create_buffer")]
+    assert sizes and all(s == (1920, 1080) for s in sizes), sizes
+    # Every configure is acked before the next commit.
+    pending = None
+    for line in k.stderr.splitlines():
+        if m := re.search(r"xdg_surface@\d+\.configure\((\d+)\)", line):
+            if "->" not in line:
+                pending = m.group(1)
+        elif m := re.search(r"-> xdg_surface@\d+\.ack_configure\((\d+)\)", line):
+            assert m.group(1) == pending
+            pending = None
+        elif "-> wl_surface@" in line and ".commit()" in line:
+            assert pending is None, "committed before acking a configure"
+    img = weston.screenshot()
+    assert img.size == (1920, 1080)
+    for corner in [(5, 5), (1914, 5), (5, 1074), (1914, 1074), (960, 700)]:
+        assert img.getpixel(corner) in (BACKGROUND, rgb(0x1F2630)), corner  # background or grid
+    # The title is drawn: bright text pixels at the top left.
+    assert count_color(img, (30, 30, 160, 80), (232, 238, 244), tol=60) > 50
+
+
+def test_first_frame_within_budget(weston, kiosk):
+    k = kiosk(protocol=False)  # WAYLAND_DEBUG's logging would be measured too
+    k.wait_for(r"first frame committed")
+    ns = int(re.search(r"monotonic (\d+) ns", k.stderr).group(1))
+    elapsed_ms = (ns - k.started_ns) / 1e6
+    print(f"exec → first committed frame: {elapsed_ms:.1f} ms")
+    # A generous budget for a shared CI machine; the 20 ms target is measured by the note.
+    assert 0 < elapsed_ms < 300
+
+
+def test_two_fingers_draw_two_markers_and_lift_without_frame(weston, kiosk):
+    k = started(kiosk)
+    weston.send("down 0 300 400", "down 1 900 600", "frame")
+    k.wait_for(r"touch: 0 began 300,400; 1 began 900,600")
+
+    def both_drawn():
+        img = weston.screenshot()
+        return marker_pixels(img, 300, 400, FINGER0) > 200 and marker_pixels(img, 900, 600, FINGER1) > 200 and img
+    img = wait_until(both_drawn, timeout=3, what="two markers")
+    # Each marker is only where its finger is.
+    assert marker_pixels(img, 900, 600, FINGER0) == 0
+    assert marker_pixels(img, 300, 400, FINGER1) == 0
+
+    # weston 10 sends no frame after the last up: the app must not wait for one.
+    weston.send("up 0", "up 1")
+    k.wait_for(r"\b1 ended")
+    wait_until(lambda: marker_pixels(weston.screenshot(), 900, 600, FINGER1) == 0, timeout=3, what="markers gone")
+
+
+def test_moving_finger_damages_only_around_it(weston, kiosk):
+    k = started(kiosk)
+    weston.send("down 0 500 500", "frame")
+    k.wait_for(r"touch: 0 began")
+    time.sleep(0.8)  # let the first frames settle and the trail fade
+    before = len(k.requests("wl_surface.damage_buffer"))
+    weston.send("motion 0 540 510", "frame")
+    k.wait_for(r"touch: 0 moved 540,510")
+    wait_until(lambda: len(k.requests("wl_surface.damage_buffer")) > before, timeout=3, what="damage after the move")
+    time.sleep(0.1)
+    rects = [tuple(int(v) for v in a.split(", ")) for a in k.requests("wl_surface.damage_buffer")[before:]]
+    first_commit_rects = rects[: max(1, len(rects))]
+    area = sum(w * h for _, _, w, h in first_commit_rects)
+    assert 0 < area < 0.05 * 1920 * 1080, rects
+    for x, y, w, h in rects:
+        assert 300 < x + w / 2 < 750 and 300 < y + h / 2 < 700, f"damage {x},{y} {w}x{h} is far from the finger"
+
+
+def test_cancel_removes_markers_and_fires_nothing(weston, kiosk):
+    k = started(kiosk)
+    weston.send("down 0 300 400", "down 1 900 600", "frame")
+    wait_until(lambda: marker_pixels(weston.screenshot(), 300, 400, FINGER0) > 200, timeout=3, what="marker")
+    weston.send("cancel")
+    k.wait_for(r"touch: 0 cancelled 300,400; 1 cancelled 900,600")
+    img = wait_until(lambda: (i := weston.screenshot()) and marker_pixels(i, 300, 400, FINGER0) == 0 and i,
+                     timeout=3, what="markers gone after cancel")
+    assert marker_pixels(img, 900, 600, FINGER1) == 0
+    assert "ended" not in k.stderr  # a cancelled touch is never reported as a completed one
+
+
+def test_pointer_button_acts_as_one_finger(weston, kiosk):
+    k = started(kiosk)
+    weston.send("pointer 700 300", "button down")
+    k.wait_for(r"touch: -1 began 700,300")
+    wait_until(lambda: marker_pixels(weston.screenshot(), 700, 300, WHITE) > 150, timeout=3, what="pointer marker")
+    weston.send("button up")
+    k.wait_for(r"-1 ended")
+    # The cursor is hidden: set_cursor with a nil surface.
+    assert any(a.split(", ")[1] == "nil" for a in k.requests("wl_pointer.set_cursor"))
+
+
+@pytest.mark.parametrize("transform", ["rotate-90", "rotate-270"])
+def test_output_rotation_relayouts_live(weston, kiosk, transform):
+    k = started(kiosk)
+    weston.send("down 0 300 400", "up 0")
+    k.wait_for(r"\b0 ended")
+    weston.send(f"transform {transform}")
+    k.wait_for(r"display: 1080×1920 pt")
+    k.wait_for(r"create_buffer\(new id wl_buffer@\d+, 0, 1080, 1920,")
+    k.wait_for(r"wl_surface@\d+\.attach\(wl_buffer@\d+, 0, 0\)", count=2)
+    # A buffer of the rotated size, and never a stale-size buffer attached after the configure.
+    sizes = {}
+    rotated = False
+    for line in k.stderr.splitlines():
+        if m := re.search(r"-> wl_shm_pool@\d+\.create_buffer\(new id wl_buffer@(\d+), \d+, (\d+), (\d+),", line):
+            sizes[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+        elif "configure: 1920×1080 → 1080×1920" in line:
+            rotated = True
+        elif rotated and (m := re.search(r"-> wl_surface@\d+\.attach\(wl_buffer@(\d+),", line)):
+            assert sizes[m.group(1)] == (1080, 1920)
+    assert rotated and (1080, 1920) in sizes.values()
+
+    def relaid_out():
+        img = to_logical(weston.screenshot(), transform)
+        # Portrait layout: the title at the logical top left and the info line says portrait.
+        return img.size == (1080, 1920) and count_color(img, (30, 30, 160, 80), (232, 238, 244), tol=60) > 50 and img
+    wait_until(relaid_out, timeout=3, what="portrait layout")
+    # Touch coordinates follow the rotation: a finger lands where it is on the rotated screen.
+    weston.send("down 0 300 1500", "frame")
+    k.wait_for(r"touch: 0 began 300,1500")
+    wait_until(lambda: marker_pixels(to_logical(weston.screenshot(), transform), 300, 1500, FINGER0) > 200,
+               timeout=3, what="marker in the rotated layout")
+    assert k.proc.poll() is None
+
+
+def test_key_press_reaches_the_app(weston, kiosk):
+    k = started(kiosk)
+    region = (30, 145, 600, 200)  # the "Last key" line
+    before = weston.screenshot().crop(region)
+    weston.send("key 30")  # KEY_A
+    k.wait_for(r'key pressed: keysym=0x61 text="a"')
+    wait_until(lambda: weston.screenshot().crop(region).tobytes() != before.tobytes(), timeout=3,
+               what="the last-key line to change")
+
+
+def test_idle_kiosk_makes_no_wakeups(weston, kiosk):
+    k = started(kiosk, protocol=False)
+    time.sleep(1.0)
+
+    def switches():
+        total = 0
+        for task in os.listdir(f"/proc/{k.proc.pid}/task"):
+            with open(f"/proc/{k.proc.pid}/task/{task}/status") as f:
+                total += sum(int(l.split()[1]) for l in f if "voluntary_ctxt_switches" in l)
+        return total
+    a = switches()
+    time.sleep(3.0)
+    assert switches() == a, "the idle kiosk woke up"
+
+
+def test_sigterm_exits_zero_within_a_second(weston, kiosk):
+    k = started(kiosk)
+    t0 = time.monotonic()
+    k.proc.send_signal(signal.SIGTERM)
+    assert k.wait_exit(timeout=1.0) == 0
+    assert time.monotonic() - t0 < 1.0
+    assert "shutting down" in k.stderr
+
+
+def test_compositor_gone_exits_one_with_clear_message(weston, kiosk):
+    k = started(kiosk, protocol=False)
+    weston.kill()
+    assert k.wait_exit(timeout=3) == 1
+    last = k.stderr.strip().splitlines()[-1]
+    assert last.startswith("kiosk: error: lost the connection to the compositor"), last
+
+
+def test_no_wayland_display_exits_one_with_clear_message():
+    env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
+    k = Kiosk(None, env=env, protocol=False)
+    try:
+        assert k.wait_exit(timeout=5) == 1
+        lines = k.stderr.strip().splitlines()
+        assert len(lines) == 1 and "WAYLAND_DISPLAY is not set" in lines[0] and "cage" in lines[0], lines
+    finally:
+        k.close()
