@@ -39,7 +39,7 @@ let package = Package(
             name: "KioskTests",
             dependencies: ["Kiosk"],
             path: "Tests/KioskTests",
-            resources: [.copy("Golden")]
+            exclude: ["Golden"]
         ),
     ],
     swiftLanguageModes: [.v6]

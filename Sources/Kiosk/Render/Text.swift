@@ -100,16 +100,13 @@ public final class FontCache {
     private let report: (String) -> Void
 
     public init(report: @escaping (String) -> Void = { _ in }) {
-        FontCache.initializeOnce()
+        _ = FontCache.fcftReady
         self.report = report
     }
 
-    private nonisolated(unsafe) static var initialized = false
-    private static func initializeOnce() {
-        guard !initialized else { return }
-        initialized = true
-        _ = fcft_init(FCFT_LOG_COLORIZE_NEVER, false, FCFT_LOG_CLASS_ERROR)
-    }
+    /// fcft_init once per process; a static let is initialized exactly once, thread-safely.
+    /// (A FontCache itself is not thread-safe: each thread that draws text uses its own.)
+    private static let fcftReady: Bool = fcft_init(FCFT_LOG_COLORIZE_NEVER, false, FCFT_LOG_CLASS_ERROR)
 
     /// The font for `family` at `points` logical points on a screen of `scale`.
     public func font(_ family: String = "DejaVu Sans", points: Double, scale: Int) -> Font? {

@@ -81,7 +81,7 @@ public final class TouchTestScene: Scene {
         let texts: [(String, Double, Color)] = [
             ("Kiosk", 40, Self.textColor),
             ("Touch test — \(info.size) pt · scale \(info.scale) · \(orientation) · \(dpi) dpi\(panel)", 20, Self.dimText),
-            ("\(n) touch point\(n == 1 ? "" : "s") · \(model.totalTouches) touches since start", 24, Self.textColor),
+            ("\(n) touch point\(n == 1 ? "" : "s") · \(model.totalTouches) touch\(model.totalTouches == 1 ? "" : "es") since start", 24, Self.textColor),
             ("Last key: \(model.lastKey ?? "none")", 20, Self.dimText),
         ]
         var y = 32.0

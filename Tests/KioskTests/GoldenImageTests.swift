@@ -1,0 +1,61 @@
+import Testing
+@testable import Kiosk
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Headless renders compared with reviewed PNGs in Golden/. Run with KIOSK_UPDATE_GOLDEN=1 to
+/// rewrite them after an intended visual change (then look at them before committing).
+@Suite struct GoldenImageTests {
+    static let goldenDir = repositoryRoot + "/Tests/KioskTests/Golden"
+
+    /// A channel may differ by up to `tolerance`, on at most `maxFraction` of the pixels
+    /// (anti-aliasing and font hinting may move by a level between library builds).
+    func assertMatches(_ image: Image, _ name: String, tolerance: Int = 24, maxFraction: Double = 0.002) throws {
+        let path = "\(Self.goldenDir)/\(name).png"
+        if getenv("KIOSK_UPDATE_GOLDEN") != nil {
+            try PNG.write(image, path: path)
+            return
+        }
+        let golden = try PNG.read(path: path)
+        try #require(golden.pixelSize == image.pixelSize, "\(name): size \(image.pixelSize) vs golden \(golden.pixelSize)")
+        var bad = 0
+        let w = Int(image.pixelSize.width)
+        image.withRows { y, row in
+            for x in 0..<w {
+                let a = channels(row[x] | 0xff00_0000), b = channels(golden.pixel(x: x, y: y))
+                if abs(a.r - b.r) > tolerance || abs(a.g - b.g) > tolerance || abs(a.b - b.b) > tolerance { bad += 1 }
+            }
+        }
+        let fraction = Double(bad) / Double(image.pixelSize.area)
+        if fraction > maxFraction {
+            let out = "/tmp/\(name)-actual.png"
+            try? PNG.write(image, path: out)
+            Issue.record("\(name): \(bad) pixels differ (\(fraction * 100)%); actual image written to \(out)")
+        }
+    }
+
+    func render(_ w: Double, _ h: Double, scale: Int = 1, touches: [TouchPoint] = [], key: String? = nil) throws -> Image {
+        let r = try HeadlessRenderer(scene: TouchTestScene(fonts: testFonts), info: DisplayInfo(size: Size(width: w, height: h), scale: scale))
+        r.renderFrame()
+        if !touches.isEmpty {
+            r.stage.scene.handle(TouchBatch(time: 0, points: touches), at: r.clock.now)
+        }
+        if let key { r.stage.scene.handle(KeyEvent(keysym: 0x61, text: key, pressed: true), at: r.clock.now) }
+        r.clock.advance(by: 2)
+        r.renderFrame()
+        return r.image
+    }
+
+    @Test func touchSceneLandscapeWithTwoFingers() throws {
+        try assertMatches(try render(1280, 800, touches: [touch(0, .began, 300, 400), touch(1, .began, 900, 600)], key: "a"), "touch-landscape")
+    }
+
+    @Test func touchScenePortrait() throws {
+        try assertMatches(try render(600, 1000, touches: [touch(2, .began, 300, 700)]), "touch-portrait")
+    }
+
+    @Test func touchSceneAtScaleTwo() throws {
+        try assertMatches(try render(400, 300, scale: 2, touches: [touch(0, .began, 200, 200)]), "touch-scale2")
+    }
+}

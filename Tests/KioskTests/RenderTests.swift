@@ -1,0 +1,120 @@
+import Testing
+@testable import Kiosk
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct CanvasTests {
+    @Test func fillHonoursScaleAndClip() {
+        let img = solidImage(40, 40, .black, scale: 2)
+        let c = Canvas(image: img)
+        let clip = Region(PixelRect(x: 0, y: 0, width: 40, height: 10))
+        c.setClip(clip)
+        c.fill(Rect(x: 0, y: 0, width: 20, height: 20), color: .white) // 40×40 px at scale 2
+        c.setClip(nil)
+        #expect(img.pixel(x: 39, y: 9) == 0xffff_ffff)
+        #expect(img.pixel(x: 39, y: 10) == 0xff00_0000) // outside the clip
+    }
+
+    @Test func translucentFillBlends() {
+        let img = solidImage(4, 4, .black)
+        Canvas(image: img).fill(Rect(x: 0, y: 0, width: 4, height: 4), color: Color.white.withAlpha(0.5))
+        let p = channels(img.pixel(x: 1, y: 1))
+        #expect(p.a == 255 && abs(p.r - 128) <= 1)
+    }
+
+    @Test func circlesAreFilledInsideAndAntialiasedAtTheEdge() {
+        let img = solidImage(40, 40, .black)
+        Canvas(image: img).fillCircle(center: Point(x: 20, y: 20), radius: 10, color: .white)
+        #expect(img.pixel(x: 20, y: 20) == 0xffff_ffff)
+        #expect(img.pixel(x: 20, y: 5) == 0xff00_0000)
+        #expect(img.pixel(x: 2, y: 2) == 0xff00_0000)
+        // Somewhere on the rim the coverage is partial.
+        let rim = (0..<40).map { channels(img.pixel(x: $0, y: 20)).r }
+        #expect(rim.contains { $0 > 0 && $0 < 255 })
+    }
+
+    @Test func ringLeavesItsCentreAlone() {
+        let img = solidImage(60, 60, .black)
+        Canvas(image: img).strokeCircle(center: Point(x: 30, y: 30), radius: 20, width: 4, color: .white)
+        #expect(img.pixel(x: 30, y: 30) == 0xff00_0000)
+        #expect(img.pixel(x: 50, y: 30) == 0xffff_ffff)
+    }
+
+    @Test func imagesCompositeWithAlphaAndTransforms() {
+        let src = Image(pixelSize: PixelSize(width: 10, height: 4), hasAlpha: true)!
+        Canvas(image: src).fill(Rect(x: 0, y: 0, width: 10, height: 4), color: Color(red: 1, green: 0, blue: 0))
+        let dst = solidImage(20, 20, .black)
+        let c = Canvas(image: dst)
+        c.draw(src, transform: AffineTransform(translationX: 2, y: 2), alpha: 0.5)
+        let blit = channels(dst.pixel(x: 5, y: 3))
+        #expect(abs(blit.r - 128) <= 1 && blit.g == 0)
+        #expect(dst.pixel(x: 5, y: 8) == 0xff00_0000)
+        // Rotated a quarter turn about the origin, then moved: a 4×10 vertical bar.
+        let rotated = AffineTransform(rotationAngle: .pi / 2).concatenating(AffineTransform(translationX: 16, y: 8))
+        c.draw(src, transform: rotated)
+        #expect(channels(dst.pixel(x: 14, y: 12)).r == 255)
+        #expect(channels(dst.pixel(x: 14, y: 6)).r == 0)
+    }
+
+    @Test func textDrawsGlyphsAndMeasures() throws {
+        let font = try #require(testFonts.font(points: 20, scale: 1))
+        let run = font.layout("Kiosk")
+        #expect(run.width > 30 && run.width < 120)
+        #expect(font.layout("").width == 0)
+        #expect(font.layout("ii").width < font.layout("WW").width)
+        let img = solidImage(140, 40, .black)
+        Canvas(image: img).draw(run, at: Point(x: 4, y: 28), color: .white)
+        var lit = 0
+        img.withRows { _, row in lit += row.filter { channels($0).r > 128 }.count }
+        #expect(lit > 50)
+        // Any UTF-8 works: accents and CJK shape without crashing (glyphs from fallback fonts).
+        #expect(font.layout("Frühling — 春").width > 0)
+    }
+
+    @Test func textIsClippedToDamage() throws {
+        let font = try #require(testFonts.font(points: 20, scale: 1))
+        let img = solidImage(140, 40, .black)
+        let c = Canvas(image: img)
+        c.setClip(Region(PixelRect(x: 100, y: 0, width: 40, height: 40)))
+        c.draw(font.layout("III"), at: Point(x: 4, y: 28), color: .white)
+        c.setClip(nil)
+        var lit = 0
+        img.withRows { _, row in lit += row.filter { channels($0).r > 0 }.count }
+        #expect(lit == 0)
+    }
+}
+
+@Suite struct PNGTests {
+    @Test func roundTripKeepsPixels() throws {
+        let img = Image(pixelSize: PixelSize(width: 8, height: 8), hasAlpha: true)!
+        let c = Canvas(image: img)
+        c.fill(Rect(x: 0, y: 0, width: 4, height: 8), color: Color(red: 1, green: 0.5, blue: 0))
+        c.fill(Rect(x: 4, y: 0, width: 4, height: 8), color: Color(red: 0, green: 0, blue: 1, alpha: 0.5))
+        let path = "/tmp/kiosk-png-test-\(getpid()).png"
+        defer { unlink(path) }
+        try PNG.write(img, path: path)
+        let back = try PNG.read(path: path)
+        #expect(back.pixelSize == img.pixelSize)
+        for (x, y) in [(0, 0), (3, 7), (4, 0), (7, 7)] {
+            let a = channels(img.pixel(x: x, y: y)), b = channels(back.pixel(x: x, y: y))
+            #expect(abs(a.a - b.a) <= 1 && abs(a.r - b.r) <= 1 && abs(a.g - b.g) <= 1 && abs(a.b - b.b) <= 1)
+        }
+    }
+
+    @Test func missingAndCorruptFilesThrowNamingTheFile() throws {
+        #expect(throws: PNG.Failure.self) { try PNG.read(path: "/nonexistent/rocket.png") }
+        let path = "/tmp/kiosk-corrupt-\(getpid()).png"
+        defer { unlink(path) }
+        let f = fopen(path, "w")!
+        fputs("\u{89}PNG\r\n\u{1a}\nthis is not a png body", f)
+        fclose(f)
+        do {
+            _ = try PNG.read(path: path)
+            Issue.record("a corrupt PNG decoded")
+        } catch let e as PNG.Failure {
+            #expect(e.path == path)
+            #expect(!e.description.isEmpty)
+        }
+    }
+}
