@@ -6,8 +6,7 @@ final class Application: WindowDelegate, InputSink {
     private let loop: EventLoop
     private let display: Display
     private let window: Window
-    private let fonts: FontCache
-    private let sceneName: String
+    private var preparation: ScenePreparation?
     private var stage: Stage?
     private let startNS: UInt64
     /// Run in order on SIGTERM/SIGINT before the process exits (saved state hangs off this).
@@ -16,16 +15,22 @@ final class Application: WindowDelegate, InputSink {
     init(sceneName: String, log: Logger, startNS: UInt64) throws {
         self.log = log
         self.startNS = startNS
+        // The event loop first: it blocks the signals it handles, which every thread started
+        // after it (the scene preparation below) inherits.
         loop = try EventLoop(log: log)
         display = try Display(log: log, loop: loop)
-        fonts = FontCache(report: { log.warning("\($0)") })
-        if SceneCatalog.make(sceneName, fonts: fonts) == nil {
+        log.debug("startup: connected at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
+        var name = sceneName
+        if SceneCatalog.canonicalName(sceneName) == nil {
             log.warning("unknown scene '\(sceneName)' (known: \(SceneCatalog.names.joined(separator: ", "))): showing '\(SceneCatalog.defaultName)'")
-            self.sceneName = SceneCatalog.defaultName
-        } else {
-            self.sceneName = sceneName
+            name = SceneCatalog.defaultName
         }
+        let expected = display.expectedDisplayInfo
+        let prep = ScenePreparation(sceneName: name, info: expected, log: log)
+        prep.start()
+        preparation = prep
         window = Window(display: display, log: log)
+        if let expected { window.prepareBuffer(logicalSize: expected.size, scale: expected.scale) }
         window.delegate = self
         display.seat?.sink = self
         display.onOutputsChanged = { [weak window] in window?.outputsChanged() }
@@ -60,8 +65,12 @@ final class Application: WindowDelegate, InputSink {
 
     func window(_ window: Window, didChange info: DisplayInfo) {
         log.info("display: \(info.size) pt, scale \(info.scale), rotation \(info.rotation * 90)°")
-        if let stage { stage.relayout(info) } else {
-            stage = Stage(scene: SceneCatalog.make(sceneName, fonts: fonts)!, info: info)
+        if let stage { stage.relayout(info) } else if let prep = preparation {
+            logPhase("configured")
+            let (scene, _) = prep.join()
+            logPhase("scene ready")
+            stage = Stage(scene: scene, info: info, laidOutFor: prep.preparedInfo)
+            preparation = nil
         }
         window.setNeedsRedraw()
     }
@@ -70,7 +79,17 @@ final class Application: WindowDelegate, InputSink {
         stage?.takeDamage(at: time) ?? Region()
     }
 
-    func window(_ window: Window, draw canvas: Canvas) { stage?.draw(in: canvas) }
+    func window(_ window: Window, draw canvas: Canvas) {
+        stage?.draw(in: canvas)
+        if window.framesPresented == 0 { logPhase("first frame drawn") }
+    }
+
+    /// Startup timing at debug level: where the time to the first frame goes.
+    private func logPhase(_ what: String) {
+        if log.logLevel <= .debug {
+            log.debug("startup: \(what) at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
+        }
+    }
 
     func windowWantsAnotherFrame(_ window: Window) -> Bool { stage?.scene.isAnimating ?? false }
 

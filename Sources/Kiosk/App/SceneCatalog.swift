@@ -3,10 +3,18 @@ enum SceneCatalog {
     static let names = ["touch"]
     static let defaultName = "touch"
 
-    /// A new scene called `name`, or nil when there is none by that name.
-    static func make(_ name: String, fonts: FontCache) -> Scene? {
+    /// The scene's canonical name for `name` or one of its aliases (case-insensitive), else nil.
+    static func canonicalName(_ name: String) -> String? {
         switch name.lowercased() {
-        case "touch", "touch-test", "touchtest": return TouchTestScene(fonts: fonts)
+        case "touch", "touch-test", "touchtest": return "touch"
+        default: return nil
+        }
+    }
+
+    /// A new scene called `name` (or an alias), or nil when there is none by that name.
+    static func make(_ name: String, fonts: FontCache) -> Scene? {
+        switch canonicalName(name) {
+        case "touch": return TouchTestScene(fonts: fonts)
         default: return nil
         }
     }

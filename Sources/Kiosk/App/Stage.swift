@@ -4,10 +4,12 @@ final class Stage {
     let scene: Scene
     private(set) var info: DisplayInfo
 
-    init(scene: Scene, info: DisplayInfo) {
+    /// `laidOutFor`: the display the scene was already laid out for (by `ScenePreparation`);
+    /// it is laid out again only if that differs.
+    init(scene: Scene, info: DisplayInfo, laidOutFor prepared: DisplayInfo? = nil) {
         self.scene = scene
         self.info = info
-        scene.layout(info)
+        if prepared != info { scene.layout(info) }
     }
 
     var pixelSize: PixelSize {

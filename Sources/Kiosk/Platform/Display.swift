@@ -67,6 +67,13 @@ final class Display {
         outputs.values.sorted { $0.globalName < $1.globalName }.first { $0.modeSize.width > 0 }
     }
 
+    /// What a fullscreen window on the primary output will most likely be configured to.
+    var expectedDisplayInfo: DisplayInfo? {
+        guard let o = primaryOutput, !o.logicalSize.isEmpty else { return nil }
+        return DisplayInfo(size: o.logicalSize, scale: Int(o.scale), physicalSize: o.plausiblePhysicalSize,
+                           rotation: Int(o.transform % 4))
+    }
+
     private func bind(_ name: UInt32, _ iface: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
         wl_registry_bind(registry, name, iface, version).map(OpaquePointer.init)
     }

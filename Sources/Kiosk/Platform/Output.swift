@@ -39,6 +39,9 @@ final class Output {
         return Size(width: w / s, height: h / s)
     }
 
+    /// The physical size when believable (see `plausiblePhysicalSize`).
+    var plausiblePhysicalSize: Size? { Kiosk.plausiblePhysicalSize(mm: physicalMM, mode: modeSize) }
+
     private func commit() {
         var changed = false
         if let m = pendingMode, m != modeSize { modeSize = m; changed = true }

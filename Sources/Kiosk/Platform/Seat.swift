@@ -86,6 +86,9 @@ final class Seat {
     private let xkbContext: OpaquePointer?
     private var keymap: OpaquePointer?
     private var xkbState: OpaquePointer?
+    /// The keymap text as the compositor sent it, compiled on the first keyboard event: compiling
+    /// takes ~2 ms, which would otherwise sit on the path to the first frame.
+    private var pendingKeymap: [CChar]?
     private(set) var repeatRate: Int32 = 25
     private(set) var repeatDelay: Int32 = 600
     private var repeatTimer: EventLoop.TimerID?
@@ -174,7 +177,7 @@ final class Seat {
 
     private func keymap(format: UInt32, fd: Int32, size: UInt32) {
         defer { close(fd) }
-        guard format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, let ctx = xkbContext, size > 0 else {
+        guard format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, xkbContext != nil, size > 0 else {
             log.warning("keyboard: unsupported keymap format \(format); keys are ignored")
             return
         }
@@ -183,9 +186,19 @@ final class Seat {
             return
         }
         defer { munmap(map, Int(size)) }
-        // The keymap string is NUL-terminated within `size` bytes.
-        let km = xkb_keymap_new_from_string(ctx, map.assumingMemoryBound(to: CChar.self),
-                                            XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS)
+        // The keymap string is NUL-terminated within `size` bytes; keep a terminated copy.
+        var text = Array(UnsafeBufferPointer(start: map.assumingMemoryBound(to: CChar.self), count: Int(size)))
+        if text.last != 0 { text.append(0) }
+        pendingKeymap = text
+    }
+
+    /// Compiles the keymap received last, if it has not been compiled yet.
+    private func compileKeymapIfNeeded() {
+        guard let text = pendingKeymap, let ctx = xkbContext else { return }
+        pendingKeymap = nil
+        let km = text.withUnsafeBufferPointer {
+            xkb_keymap_new_from_string(ctx, $0.baseAddress, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS)
+        }
         guard let km, let st = xkb_state_new(km) else {
             log.warning("keyboard: the compositor's keymap does not compile; keys are ignored")
             return
@@ -210,6 +223,7 @@ final class Seat {
     }
 
     private func translate(key: UInt32, pressed: Bool, time: UInt32, isRepeat: Bool) -> KeyEvent? {
+        compileKeymapIfNeeded()
         guard let st = xkbState else { return nil }
         let code = key + 8 // evdev → xkb keycode
         let sym = xkb_state_key_get_one_sym(st, code)
@@ -321,7 +335,9 @@ final class Seat {
             ListenerToken.owner(data, as: Seat.self)?.key(key, state: state, time: time)
         },
         modifiers: { data, _, _, dep, lat, lock, group in
-            guard let s = ListenerToken.owner(data, as: Seat.self), let st = s.xkbState else { return }
+            guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
+            s.compileKeymapIfNeeded()
+            guard let st = s.xkbState else { return }
             xkb_state_update_mask(st, dep, lat, lock, 0, 0, group)
         },
         repeat_info: { data, _, rate, delay in

@@ -33,6 +33,8 @@ final class ShmBuffer {
             throw PlatformError.system("cannot map a \(size) buffer: \(String(cString: strerror(errno)))")
         }
         memory = mem
+        // 2 MiB pages where the kernel allows them for shmem: 4 page faults instead of 2025.
+        _ = madvise(mem, byteCount, MADV_HUGEPAGE)
         // One pool per buffer: a pool can't shrink, and buffers come and go with the size.
         let pool = wl_shm_create_pool(shm, fd, Int32(byteCount))!
         // XRGB: the kiosk is opaque and fullscreen, so the compositor need not blend it.
@@ -43,6 +45,17 @@ final class ShmBuffer {
         self.size = size
         missing = Region(PixelRect(x: 0, y: 0, width: size.width, height: size.height))
         wl_buffer_add_listener(proxy, ShmBuffer.listener, ListenerToken.userData(for: self))
+    }
+
+    /// Touches every page now, so the first frame does not pay for ~2000 page faults (about
+    /// 7 ms for 1920×1080 on our CI machines) while the user waits.
+    func prefault() {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var off = 0
+        while off < byteCount {
+            memory.storeBytes(of: 0, toByteOffset: off, as: UInt8.self)
+            off += page
+        }
     }
 
     deinit {

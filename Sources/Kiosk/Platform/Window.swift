@@ -85,6 +85,16 @@ final class Window {
         withExtendedLifetime(display) {}
     }
 
+    /// Creates and pre-faults the buffer for the size the first configure will most likely
+    /// bring (the output's), while the compositor is still answering. Wrong guesses cost nothing
+    /// but memory: a buffer of another size is dropped on first use.
+    func prepareBuffer(logicalSize: Size, scale: Int) {
+        let px = PixelSize(width: Int32((logicalSize.width * Double(scale)).rounded()),
+                           height: Int32((logicalSize.height * Double(scale)).rounded()))
+        guard px.width > 0, px.height > 0, let b = try? chain.acquire(size: px) else { return }
+        b.prefault()
+    }
+
     /// Keeps the compositor from blanking or locking the screen while set.
     func setIdleInhibited(_ on: Bool) {
         if on, idleInhibitor == nil, let mgr = display.idleInhibitManager {
@@ -119,8 +129,8 @@ final class Window {
     private func publishInfo() {
         guard configured else { return }
         let o = currentOutput
-        let phys = o.flatMap { plausiblePhysicalSize(mm: $0.physicalMM, mode: $0.modeSize) }
-        let info = DisplayInfo(size: size, scale: scale, physicalSize: phys, rotation: Int((o?.transform ?? 0) % 4))
+        let info = DisplayInfo(size: size, scale: scale, physicalSize: o?.plausiblePhysicalSize,
+                               rotation: Int((o?.transform ?? 0) % 4))
         guard info != lastInfo else { return }
         lastInfo = info
         delegate?.window(self, didChange: info)
