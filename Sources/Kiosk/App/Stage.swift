@@ -30,5 +30,11 @@ final class Stage {
         return scene.invalidation.take(scale: info.scale, bounds: PixelRect(x: 0, y: 0, width: px.width, height: px.height))
     }
 
-    func draw(in canvas: Canvas) { scene.draw(in: canvas) }
+    /// Shapes and layers this stage's frames reuse.
+    let cache = RenderCache()
+
+    func draw(in canvas: Canvas) {
+        canvas.cache = cache
+        scene.draw(in: canvas)
+    }
 }

@@ -11,6 +11,8 @@ public final class Canvas {
     public let scale: Int
     public let pixelSize: PixelSize
     private var clipBounds: PixelRect?
+    /// Rasterized shapes to reuse; without one every shape is rasterized on each draw.
+    public var cache: RenderCache?
 
     /// A canvas over `image` (not retained beyond the canvas' own lifetime).
     public convenience init(image: Image) {
@@ -78,9 +80,21 @@ public final class Canvas {
         composite(triangles: tris, color: color)
     }
 
-    /// A filled disc.
+    /// A filled disc. With a cache, the centre snaps to a whole device pixel and the disc is
+    /// blitted from a cached coverage mask.
     public func fillCircle(center: Point, radius: Double, color: Color) {
-        guard radius > 0 else { return }
+        guard radius > 0, color.alpha > 0 else { return }
+        if let cache, let mask = cache.disc(radiusPixels: radius * Double(scale)) {
+            let half = mask.pixelSize.width / 2
+            let x = Int32((center.x * Double(scale)).rounded()) - half
+            let y = Int32((center.y * Double(scale)).rounded()) - half
+            var c = color.pixman
+            guard let src = pixman_image_create_solid_fill(&c) else { return }
+            defer { pixman_image_unref(src) }
+            pixman_image_composite32(PIXMAN_OP_OVER, src, mask.raw, target, 0, 0, 0, 0, x, y,
+                                     mask.pixelSize.width, mask.pixelSize.height)
+            return
+        }
         fillPolygon(circlePoints(center: center, radius: radius), color: color)
     }
 

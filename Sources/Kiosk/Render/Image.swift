@@ -34,7 +34,7 @@ public final class Image {
     public var size: Size {
         Size(width: Double(pixelSize.width) / Double(scale), height: Double(pixelSize.height) / Double(scale))
     }
-    public var hasAlpha: Bool { pixman_image_get_format(raw) == PIXMAN_a8r8g8b8 }
+    public var hasAlpha: Bool { pixman_image_get_format(raw) != PIXMAN_x8r8g8b8 }
     var stride: Int { Int(pixman_image_get_stride(raw)) }
 
     /// The premultiplied pixel at (x, y) as 0xAARRGGBB (alpha forced to 0xff for opaque images).

@@ -12,6 +12,8 @@ public final class TouchTestScene: Scene {
     private struct Line { var text: String; var run: TextRun?; var origin: Point; var rect: Rect }
     private var lines: [Line] = []
     private var labelRuns: [Int32: TextRun] = [:]
+    /// Each finger's marker, drawn once into a layer and then only composited as it moves.
+    private var markerLayers: [Int32: Image] = [:]
 
     static let background = Color(rgb: 0x101418)
     static let gridColor = Color(rgb: 0x1f2630)
@@ -29,6 +31,7 @@ public final class TouchTestScene: Scene {
     public func layout(_ info: DisplayInfo) {
         self.info = info
         labelRuns.removeAll()
+        markerLayers.removeAll()
         lines.removeAll()
         updateText()
         invalidation.addAll()
@@ -36,15 +39,31 @@ public final class TouchTestScene: Scene {
 
     public func handle(_ batch: TouchBatch, at time: Double) {
         self.time = time
-        let before = Dictionary(uniqueKeysWithValues: (model.fingers + model.fading).map { ($0.id, visualBounds($0)) })
+        let ids = Set(batch.points.map(\.id))
+        // What those fingers covered before and cover after: old and new marker and trail.
+        for f in model.fingers + model.fading where ids.contains(f.id) { invalidate(f) }
         let changed = model.apply(batch, at: time)
-        for id in changed {
-            if let b = before[id] { invalidation.add(b) }
-            for f in model.fingers where f.id == id { invalidation.add(visualBounds(f)) }
-            for f in model.fading where f.id == id { invalidation.add(visualBounds(f)) }
-        }
+        for f in model.fingers + model.fading where changed.contains(f.id) { invalidate(f) }
         updateText()
     }
+
+    /// Damages a finger's marker and its trail in short runs of segments: a diagonal stroke then
+    /// repaints a thin band instead of its whole bounding box, while the number of rectangles
+    /// (each costs pixman a little on every drawing call) stays small.
+    private func invalidate(_ f: TouchTestModel.Finger, trailOnly: Bool = false) {
+        if f.liftedAt == nil && !trailOnly { invalidation.add(Rect(center: f.location, radius: markerRadius + 4)) }
+        let pad = trailWidth + 2
+        var i = 0
+        while i < f.trail.count {
+            // Runs share their end point so the segment between two runs is covered.
+            let run = f.trail[i..<min(f.trail.count, i + Self.segmentsPerDamageRect + 1)]
+            invalidation.add(run.reduce(Rect.zero) { $0.union(Rect(center: $1.location, radius: pad)) })
+            i += Self.segmentsPerDamageRect
+        }
+    }
+    /// Measured with `kiosk bench`: 1 → 0.47 ms/0.6 % damaged; 4 → see the closing note; whole
+    /// trail → 0.34 ms/2.4 %.
+    static let segmentsPerDamageRect = 4
 
     public func handle(_ key: KeyEvent, at time: Double) {
         guard key.pressed else { return }
@@ -56,8 +75,8 @@ public final class TouchTestScene: Scene {
         self.time = time
         guard model.hasLiveTrails || !model.fading.isEmpty else { return }
         // Trails fade continuously, so each frame repaints the (small) area they cover.
-        for f in model.fingers where f.trail.count > 1 { invalidation.add(visualBounds(f)) }
-        for f in model.fading { invalidation.add(visualBounds(f)) }
+        for f in model.fingers where f.trail.count > 1 { invalidate(f, trailOnly: true) }
+        for f in model.fading { invalidate(f, trailOnly: true) }
         model.prune(at: time)
     }
 
@@ -166,14 +185,29 @@ public final class TouchTestScene: Scene {
 
     private func drawMarker(_ f: TouchTestModel.Finger, canvas: Canvas) {
         let r = markerRadius
-        guard canvas.isVisible(Rect(center: f.location, radius: r + 4)) else { return }
-        let c = color(for: f.id)
-        canvas.fillCircle(center: f.location, radius: r, color: c.withAlpha(0.25))
-        canvas.strokeCircle(center: f.location, radius: r, width: 3, color: c)
-        if let run = label(for: f.id) {
-            let origin = Point(x: f.location.x - run.width / 2, y: f.location.y + run.font.ascent / 2 - run.font.descent / 2)
-            canvas.draw(run, at: origin, color: Self.textColor)
+        guard canvas.isVisible(Rect(center: f.location, radius: r + 4)),
+              let layer = markerLayer(for: f.id, scale: canvas.scale) else { return }
+        // Snap to whole device pixels: the layer is then a plain blit, never resampled.
+        let s = Double(canvas.scale), half = layer.size.width / 2
+        let x = (f.location.x * s).rounded() / s - half, y = (f.location.y * s).rounded() / s - half
+        canvas.draw(layer, transform: AffineTransform(translationX: x, y: y))
+    }
+
+    private func markerLayer(for id: Int32, scale: Int) -> Image? {
+        if let l = markerLayers[id] { return l }
+        let r = markerRadius, side = Int32(((r + 4) * 2 * Double(scale)).rounded(.up))
+        guard let layer = Image(pixelSize: PixelSize(width: side, height: side), hasAlpha: true, scale: scale) else { return nil }
+        let c = Canvas(image: layer)
+        let centre = Point(x: layer.size.width / 2, y: layer.size.height / 2)
+        let color = color(for: id)
+        c.fillCircle(center: centre, radius: r, color: color.withAlpha(0.25))
+        c.strokeCircle(center: centre, radius: r, width: 3, color: color)
+        if let run = label(for: id) {
+            let origin = Point(x: centre.x - run.width / 2, y: centre.y + run.font.ascent / 2 - run.font.descent / 2)
+            c.draw(run, at: origin, color: Self.textColor)
         }
+        markerLayers[id] = layer
+        return layer
     }
 }
 
