@@ -209,3 +209,21 @@ def test_no_wayland_display_exits_one_with_clear_message():
         assert len(lines) == 1 and "WAYLAND_DISPLAY is not set" in lines[0] and "cage" in lines[0], lines
     finally:
         k.close()
+
+
+def test_snapshot_renders_headless_and_rejects_bad_input(tmp_path):
+    from harness import KIOSK
+    import subprocess
+    from PIL import Image
+    out = tmp_path / "touch.png"
+    r = subprocess.run([str(KIOSK), "snapshot", "--scene", "touch", "--size", "1080x1920", "--scale", "2",
+                        "--out", str(out)], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    with Image.open(out) as im:
+        assert im.size == (2160, 3840)
+        assert im.convert("RGB").getpixel((5, 3000)) == BACKGROUND
+    for args, needle in [(["--size", "12x"], "--size '12x'"), (["--scene", "nope"], "unknown scene 'nope'"),
+                         (["--scale", "9"], "--scale 9")]:
+        r = subprocess.run([str(KIOSK), "snapshot", *args, "--out", str(out)], capture_output=True, text=True, timeout=30)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 1 and len(lines) == 1 and needle in lines[0], (args, r.stderr)

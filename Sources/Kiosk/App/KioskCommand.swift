@@ -46,15 +46,35 @@ extension KioskCommand {
         }
     }
 
+    /// What every headless command needs: a scene at a size and scale.
+    struct HeadlessOptions: ParsableArguments {
+        @Option(help: "The scene (\(SceneCatalog.names.joined(separator: ", "))).")
+        var scene: String = SceneCatalog.defaultName
+        @Option(help: "Logical size, e.g. 1920x1080 or 1080x1920.")
+        var size: String = "1920x1080"
+        @Option(help: "Integer device scale (HiDPI), 1 to 4.")
+        var scale: Int = 1
+
+        /// A renderer for the scene, or an exit with one clear line naming the bad option.
+        func makeRenderer(log: Logger) throws -> HeadlessRenderer {
+            guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
+            guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
+            let fonts = FontCache(report: { log.warning("\($0)") })
+            guard let s = SceneCatalog.make(scene, fonts: fonts) else {
+                throw fail(log, "unknown scene '\(scene)' (known: \(SceneCatalog.names.joined(separator: ", ")))")
+            }
+            do {
+                return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale))
+            } catch {
+                throw fail(log, "\(error)")
+            }
+        }
+    }
+
     struct Snapshot: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Render a scene to a PNG file without a compositor.")
 
-        @Option(help: "The scene to render (\(SceneCatalog.names.joined(separator: ", "))).")
-        var scene: String = SceneCatalog.defaultName
-        @Option(help: "Logical size, e.g. 1920x1080.")
-        var size: String = "1920x1080"
-        @Option(help: "Integer device scale (HiDPI).")
-        var scale: Int = 1
+        @OptionGroup var options: HeadlessOptions
         @Option(help: "Seconds of simulated time to run before the snapshot.")
         var at: Double = 0
         @Option(help: "Where to write the PNG.")
@@ -62,32 +82,17 @@ extension KioskCommand {
 
         func run() throws {
             let log = makeLogger(verbose: false)
-            guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
-            guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
             guard at >= 0, at <= 3600 else { throw fail(log, "--at \(at): expected 0 to 3600 seconds") }
-            let fonts = FontCache(report: { log.warning("\($0)") })
-            guard let s = SceneCatalog.make(scene, fonts: fonts) else {
-                throw fail(log, "unknown scene '\(scene)' (known: \(SceneCatalog.names.joined(separator: ", ")))")
-            }
-            do {
-                let r = try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale))
-                r.run(until: at)
-                try PNG.write(r.image, path: out)
-            } catch {
-                throw fail(log, "\(error)")
-            }
+            let r = try options.makeRenderer(log: log)
+            r.run(until: at)
+            do { try PNG.write(r.image, path: out) } catch { throw fail(log, "\(error)") }
         }
     }
 
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Measure headless frame times for a scene.")
 
-        @Option(help: "The scene to measure.")
-        var scene: String = SceneCatalog.defaultName
-        @Option(help: "Logical size, e.g. 1920x1080.")
-        var size: String = "1920x1080"
-        @Option(help: "Integer device scale.")
-        var scale: Int = 1
+        @OptionGroup var options: HeadlessOptions
         @Option(help: "Frames to measure.")
         var frames: Int = 600
         @Option(help: "Fingers moving at once (touch scene), or 0 for an idle run.")
@@ -95,19 +100,12 @@ extension KioskCommand {
 
         func run() throws {
             let log = makeLogger(verbose: false)
-            guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT") }
             guard frames > 0, frames <= 1_000_000, items >= 0, items <= 10 else { throw fail(log, "--frames must be 1…1000000 and --items 0…10") }
-            let fonts = FontCache(report: { log.warning("\($0)") })
-            guard let s = SceneCatalog.make(scene, fonts: fonts) else { throw fail(log, "unknown scene '\(scene)'") }
-            do {
-                let r = try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale))
-                let result = items == 0 ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: items)
-                print("scene \(s.name) at \(size) scale \(scale), \(items) moving finger\(items == 1 ? "" : "s")")
-                print(result.report)
-                print("peak RSS:      \(peakRSSKiB() / 1024) MiB")
-            } catch {
-                throw fail(log, "\(error)")
-            }
+            let r = try options.makeRenderer(log: log)
+            let result = items == 0 ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: items)
+            print("scene \(r.stage.scene.name) at \(options.size) scale \(options.scale), \(items) moving finger\(items == 1 ? "" : "s")")
+            print(result.report)
+            print("peak RSS:      \(peakRSSKiB() / 1024) MiB")
         }
     }
 }
