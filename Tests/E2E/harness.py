@@ -34,7 +34,7 @@ def wait_until(predicate, timeout=5.0, interval=0.02, what="condition"):
 
 
 class Weston:
-    def __init__(self, width=1920, height=1080, transform="normal"):
+    def __init__(self, width=1920, height=1080, transform="normal", scale=1, shell="kiosk-shell.so", seat=True):
         self.dir = Path(tempfile.mkdtemp(prefix="kiosk-e2e-"))
         self.runtime = self.dir / "runtime"
         self.runtime.mkdir(mode=0o700)
@@ -49,19 +49,24 @@ class Weston:
                    KIOSK_TEST_ACKS=str(self.acks))
         env.pop("WAYLAND_DISPLAY", None)
         env.pop("DISPLAY", None)
-        args = ["weston", "--backend=headless-backend.so", "--use-pixman", "--shell=kiosk-shell.so",
+        args = ["weston", "--backend=headless-backend.so", "--use-pixman", f"--shell={shell}",
                 "--debug", f"--socket={self.socket}", f"--width={width}", f"--height={height}",
-                "--idle-time=0", f"--modules={MODULE}"]
+                "--idle-time=0", f"--scale={scale}"]
+        if seat:
+            args.append(f"--modules={MODULE}")
         if transform != "normal":
             args.append(f"--transform={transform}")
+        self.seat = seat
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
         wait_until(lambda: (self.runtime / self.socket).exists() or self.proc.poll() is not None,
                    timeout=10, what="weston's socket")
         if self.proc.poll() is not None:
             raise RuntimeError(f"weston exited at start:\n{self.log.read_text()}")
-        wait_until(lambda: "seat ready" in self.log.read_text(), timeout=5, what="the test module")
-        self.fifo_fd = os.open(self.fifo, os.O_WRONLY)
+        if seat:
+            wait_until(lambda: "seat ready" in self.log.read_text(), timeout=5, what="the test module")
+        # Opened read-write so the open never blocks, with or without the module reading it.
+        self.fifo_fd = os.open(self.fifo, os.O_RDWR)
 
     def env(self, **extra):
         env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime), WAYLAND_DISPLAY=self.socket)
