@@ -35,8 +35,12 @@ public final class Canvas {
         Size(width: Double(pixelSize.width) / Double(scale), height: Double(pixelSize.height) / Double(scale))
     }
 
+    /// The current clip region (pixels), if any.
+    public private(set) var clip: Region?
+
     /// Restricts drawing to `region` (pixels), or lifts the restriction with nil.
     public func setClip(_ region: Region?) {
+        clip = region
         if let region {
             pixman_image_set_clip_region32(target, region.raw)
             clipBounds = region.extents
@@ -121,6 +125,42 @@ public final class Canvas {
         let p = [Point(x: a.x + nx, y: a.y + ny), Point(x: b.x + nx, y: b.y + ny),
                  Point(x: b.x - nx, y: b.y - ny), Point(x: a.x - nx, y: a.y - ny)]
         fillPolygon(p, color: color)
+    }
+
+    /// A rectangle with rounded corners (a plain fill when `radius` is 0).
+    public func fillRoundedRect(_ rect: Rect, radius: Double, color: Color) {
+        let r = min(radius, rect.width / 2, rect.height / 2)
+        guard r > 0 else { return fill(rect, color: color) }
+        fillPolygon(roundedRectPoints(rect, radius: r), color: color)
+    }
+
+    /// The outline of a rounded rectangle, drawn inside it.
+    public func strokeRoundedRect(_ rect: Rect, radius: Double, width: Double, color: Color) {
+        let r = min(radius, rect.width / 2, rect.height / 2)
+        guard r > 0 else { return strokeRect(rect, width: width, color: color) }
+        let outer = roundedRectPoints(rect, radius: r)
+        let inner = roundedRectPoints(rect.insetBy(dx: width, dy: width), radius: max(0, r - width), count: outer.count)
+        var tris: [pixman_triangle_t] = []
+        for i in 0..<outer.count {
+            let j = (i + 1) % outer.count
+            tris.append(triangle(outer[i], outer[j], inner[i]))
+            tris.append(triangle(inner[i], outer[j], inner[j]))
+        }
+        composite(triangles: tris, color: color)
+    }
+
+    private func roundedRectPoints(_ rect: Rect, radius r: Double, count: Int? = nil) -> [Point] {
+        let perCorner = count.map { $0 / 4 } ?? max(4, min(64, Int((r * Double(scale)).squareRoot() * 3)))
+        var pts: [Point] = []
+        let corners = [(rect.maxX - r, rect.minY + r, -Double.pi / 2), (rect.maxX - r, rect.maxY - r, 0.0),
+                       (rect.minX + r, rect.maxY - r, Double.pi / 2), (rect.minX + r, rect.minY + r, Double.pi)]
+        for (cx, cy, start) in corners {
+            for i in 0..<perCorner {
+                let a = start + Double(i) / Double(perCorner - 1) * Double.pi / 2
+                pts.append(Point(x: cx + r * cos(a), y: cy + r * sin(a)))
+            }
+        }
+        return pts
     }
 
     /// The outline of `rect`, drawn inside it.

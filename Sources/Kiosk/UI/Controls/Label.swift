@@ -1,0 +1,121 @@
+/// Text in a box: font size, colour, alignment, wrapping onto several lines, and shrinking to
+/// fit the width down to `minimumScaleFactor`.
+///
+/// While a label is only moved, its glyphs are composited straight from fcft's glyph cache (the
+/// toolkit benchmark measured that cheaper than a cached layer, since a label's box is mostly
+/// empty); rotated or scaled labels draw from a layer. `Label.rendering` forces either, for
+/// benchmarks.
+open class Label: View {
+    public enum Alignment: Sendable { case left, center, right }
+    public enum Rendering: Sendable { case glyphs, layer }
+    nonisolated(unsafe) public static var rendering = Rendering.glyphs
+
+    public var text = "" { didSet { if text != oldValue { textChanged() } } }
+    public var fontSize: Double = 17 { didSet { if fontSize != oldValue { textChanged() } } }
+    public var fontFamily = "DejaVu Sans" { didSet { if fontFamily != oldValue { textChanged() } } }
+    public var textColor: Color = .white { didSet { if textColor != oldValue { setNeedsDisplay() } } }
+    public var alignment: Alignment = .left { didSet { if alignment != oldValue { textChanged() } } }
+    /// 1 for a single line; 0 for as many as fit.
+    public var numberOfLines = 1 { didSet { if numberOfLines != oldValue { textChanged() } } }
+    public var adjustsFontSizeToFitWidth = false { didSet { textChanged() } }
+    public var minimumScaleFactor = 0.5 { didSet { textChanged() } }
+
+    open override var drawsContent: Bool { true }
+    open override var drawsDirectly: Bool { Label.rendering == .glyphs && cornerRadius == 0 && borderWidth == 0 }
+
+    private struct Line { let run: TextRun; let origin: Point }
+    private var lines: [Line] = []
+    private var linesValid = false
+    private var laidOutScale = 0
+    private var laidOutSize = Size.zero
+
+    public override init(frame: Rect = .zero) { super.init(frame: frame) }
+
+    private func textChanged() {
+        linesValid = false
+        setNeedsDisplay()
+    }
+
+    /// The font size actually used after shrinking to fit.
+    public private(set) var effectiveFontSize: Double = 17
+
+    private func layoutText(scale: Int) {
+        if linesValid && laidOutScale == scale && laidOutSize == bounds.size { return }
+        laidOutScale = scale; laidOutSize = bounds.size; linesValid = true
+        lines.removeAll()
+        guard let fonts = root?.fonts, !text.isEmpty else { return }
+        var size = fontSize
+        var wrapped: [TextRun] = []
+        while true {
+            guard let font = fonts.font(fontFamily, points: size, scale: scale) else { return }
+            wrapped = wrap(font: font)
+            let widest = wrapped.map(\.width).max() ?? 0
+            let tooWide = widest > bounds.width + 0.5
+            if adjustsFontSizeToFitWidth && tooWide && size > fontSize * minimumScaleFactor + 0.01 {
+                size = max(fontSize * minimumScaleFactor, size * min(0.95, bounds.width / max(widest, 1)))
+                continue
+            }
+            break
+        }
+        effectiveFontSize = size
+        guard let first = wrapped.first else { return }
+        let lineHeight = first.font.lineHeight
+        let total = lineHeight * Double(wrapped.count)
+        var y = (bounds.height - total) / 2 + first.font.ascent
+        for run in wrapped {
+            let x: Double
+            switch alignment {
+            case .left: x = 0
+            case .center: x = (bounds.width - run.width) / 2
+            case .right: x = bounds.width - run.width
+            }
+            lines.append(Line(run: run, origin: Point(x: x, y: y)))
+            y += lineHeight
+        }
+    }
+
+    /// Greedy word wrap into at most `numberOfLines` lines (0: as many as fit the height).
+    private func wrap(font: Font) -> [TextRun] {
+        if numberOfLines == 1 { return [font.layout(text)] }
+        let maxLines = numberOfLines > 0 ? numberOfLines : max(1, Int(bounds.height / max(1, font.lineHeight)))
+        var result: [TextRun] = []
+        var current = ""
+        let paragraphs = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (pi, para) in paragraphs.enumerated() {
+            for word in para.split(separator: " ") {
+                let candidate = current.isEmpty ? String(word) : current + " " + word
+                if !current.isEmpty && font.layout(candidate).width > bounds.width {
+                    result.append(font.layout(current))
+                    current = String(word)
+                } else {
+                    current = candidate
+                }
+            }
+            if !current.isEmpty || pi < paragraphs.count - 1 { result.append(font.layout(current)); current = "" }
+        }
+        if result.count > maxLines {
+            result = Array(result.prefix(maxLines))
+            // Mark the cut with an ellipsis on the last line.
+            if let last = result.popLast() { result.append(font.layout(last.text + "…")) }
+        }
+        return result
+    }
+
+    /// The size the text needs at its font size (single line: natural width).
+    public func sizeThatFits(scale: Int = 1) -> Size {
+        guard let font = root?.fonts.font(fontFamily, points: fontSize, scale: scale) else { return .zero }
+        let run = font.layout(text)
+        return Size(width: run.width, height: font.lineHeight)
+    }
+
+    open override func draw(in canvas: Canvas) {
+        layoutText(scale: canvas.scale)
+        for l in lines { canvas.draw(l.run, at: l.origin, color: textColor) }
+    }
+
+    open override func drawDirectly(in canvas: Canvas, origin: Point, alpha: Double) {
+        layoutText(scale: canvas.scale)
+        let c = textColor.withAlpha(textColor.alpha * alpha)
+        for l in lines { canvas.draw(l.run, at: origin + l.origin, color: c) }
+    }
+}

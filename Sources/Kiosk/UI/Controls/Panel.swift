@@ -1,0 +1,54 @@
+/// An overlay panel (help screens): a dimmed backdrop over the whole root and a rounded card
+/// with a title and a body. A tap on the backdrop (outside the card) closes it.
+open class Panel: View {
+    public let card = View()
+    public let titleLabel = Label()
+    public let bodyLabel = Label()
+    public var onClose: (() -> Void)?
+
+    public override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        backgroundColor = Color.black.withAlpha(0.55)
+        card.backgroundColor = Color(rgb: 0x1c232c)
+        card.cornerRadius = 16
+        card.borderWidth = 1
+        card.borderColor = Color(rgb: 0x3a4756)
+        titleLabel.fontSize = 28
+        bodyLabel.fontSize = 20
+        bodyLabel.numberOfLines = 0
+        bodyLabel.textColor = Color(rgb: 0xc9d3de)
+        addSubview(card)
+        card.addSubview(titleLabel)
+        card.addSubview(bodyLabel)
+    }
+
+    open override func layoutSubviews() {
+        let w = min(bounds.width - 48, 720), h = min(bounds.height - 48, 520)
+        card.frame = Rect(x: (bounds.width - w) / 2, y: (bounds.height - h) / 2, width: w, height: h)
+        titleLabel.frame = Rect(x: 28, y: 20, width: w - 56, height: 44)
+        bodyLabel.frame = Rect(x: 28, y: 72, width: w - 56, height: h - 96)
+    }
+
+    /// Shows the panel over `root`'s content, fading in.
+    public func present(in root: RootView) {
+        frame = Rect(origin: .zero, size: root.bounds.size)
+        alpha = 0
+        root.addSubview(self)
+        View.animate(duration: 0.2, animations: { self.alpha = 1 })
+    }
+
+    public func dismiss() {
+        View.animate(duration: 0.2, animations: { self.alpha = 0 }, completion: { _ in
+            self.removeFromSuperview()
+            self.onClose?()
+        })
+    }
+
+    open override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {
+        guard let t = touches.first, !card.bounds.contains(t.location(in: card)) else { return }
+        dismiss()
+    }
+    open override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) {}
+    open override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {}
+    open override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {}
+}
