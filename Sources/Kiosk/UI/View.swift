@@ -59,7 +59,11 @@ open class View: Responder {
         get { model.backgroundColor }
         set { set(\.backgroundColor, newValue); setNeedsDisplayIfLayered() }
     }
-    public var isHidden = false { didSet { if isHidden != oldValue { damageSubtree() } } }
+    public var isHidden = false {
+        // Damage while visible: before hiding, after showing.
+        willSet { if newValue && !isHidden { damageSubtree() } }
+        didSet { if !isHidden && oldValue { damageSubtree() } }
+    }
     public var cornerRadius: Double = 0 { didSet { if cornerRadius != oldValue { setNeedsDisplay() } } }
     public var borderWidth: Double = 0 { didSet { if borderWidth != oldValue { setNeedsDisplay() } } }
     public var borderColor: Color = .black { didSet { if borderColor != oldValue, borderWidth > 0 { setNeedsDisplay() } } }

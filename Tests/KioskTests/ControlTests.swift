@@ -1,0 +1,85 @@
+import Testing
+@testable import Kiosk
+
+@Suite struct ControlTests {
+    @Test func buttonFiresOnReleaseInsideItsTrackingArea() {
+        let h = Harness()
+        let b = Button(frame: Rect(x: 100, y: 100, width: 100, height: 50))
+        var presses = 0
+        b.action = { _ in presses += 1 }
+        h.root.addSubview(b)
+        h.down(1, 95, 95) // in the enlarged touch-down area (10 pt)
+        #expect(b.isHighlighted && b.alpha == b.highlightedAlpha)
+        h.move(1, 230, 120) // outside the bounds but inside the 40 pt tracking area
+        #expect(b.isHighlighted)
+        h.up(1, 230, 120)
+        #expect(presses == 1 && !b.isHighlighted && b.alpha == 1)
+        h.down(1, 150, 125)
+        h.move(1, 300, 125) // beyond the tracking area
+        #expect(!b.isHighlighted)
+        h.up(1, 300, 125)
+        #expect(presses == 1)
+        h.down(1, 150, 125)
+        h.cancel(1, 150, 125)
+        #expect(presses == 1 && !b.isHighlighted)
+        b.isEnabled = false
+        h.down(1, 150, 125); h.up(1, 150, 125)
+        #expect(presses == 1 && b.alpha == b.disabledAlpha)
+    }
+
+    @Test func labelShrinksToFitItsWidth() {
+        let h = Harness()
+        let l = Label(frame: Rect(x: 0, y: 0, width: 120, height: 40))
+        l.text = "A rather long caption"
+        l.fontSize = 30
+        l.adjustsFontSizeToFitWidth = true
+        l.minimumScaleFactor = 0.3
+        h.root.addSubview(l)
+        h.frame()
+        #expect(l.effectiveFontSize < 30 && l.effectiveFontSize >= 9)
+        let natural = l.sizeThatFits()
+        #expect(natural.width > 120)
+    }
+
+    @Test func labelWrapsOntoLinesAndDrawsText() {
+        let h = Harness()
+        let l = Label(frame: Rect(x: 10, y: 10, width: 200, height: 200))
+        l.text = "one two three four five six seven eight nine ten"
+        l.numberOfLines = 0
+        l.fontSize = 20
+        l.textColor = .white
+        h.root.addSubview(l)
+        h.frame()
+        var litRows = Set<Int>()
+        for y in 10..<210 { for x in stride(from: 10, to: 210, by: 2) where h.rgb(x, y).0 > 128 { litRows.insert(y / 24) } }
+        #expect(litRows.count >= 3) // several lines of text
+    }
+
+    @Test func imageViewFallsBackAndReportsAMissingFileOnce() {
+        let h = Harness()
+        let iv = ImageView(frame: Rect(x: 0, y: 0, width: 50, height: 50))
+        var reports: [String] = []
+        #expect(!iv.load(path: "/nonexistent/rocket.png", report: { reports.append($0) }))
+        #expect(reports.count == 1 && reports[0].contains("/nonexistent/rocket.png"))
+        var fallbackDrawn = false
+        iv.fallback = { c, box in fallbackDrawn = true; c.fill(box, color: .white) }
+        h.root.addSubview(iv)
+        h.frame()
+        #expect(fallbackDrawn && h.rgb(25, 25) == (255, 255, 255))
+    }
+
+    @Test func panelClosesOnATapOutsideItsCard() {
+        let h = Harness()
+        let p = Panel()
+        var closed = false
+        p.onClose = { closed = true }
+        p.present(in: h.root)
+        h.frame(advance: 0.3)
+        h.down(1, 400, 300); h.up(1, 400, 300) // on the card
+        h.frame(advance: 0.3)
+        #expect(!closed && p.superview != nil)
+        h.down(1, 5, 5); h.up(1, 5, 5)       // outside
+        h.frame(advance: 0.3)
+        #expect(closed && p.superview == nil)
+    }
+}

@@ -1,0 +1,220 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Kiosk
+
+/// A full-screen target view carrying the recognizers under test.
+private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingView) {
+    let h = Harness()
+    let v = RecordingView(frame: Rect(x: 0, y: 0, width: 800, height: 600))
+    v.isMultipleTouchEnabled = true
+    h.root.addSubview(v)
+    for r in recognizers { v.addGestureRecognizer(r) }
+    return (h, v)
+}
+
+@Suite struct TapGestureTests {
+    @Test func aTapIsRecognizedOnLift() {
+        var fired = 0
+        let tap = TapGestureRecognizer { _ in fired += 1 }
+        let (h, _) = setup(tap)
+        h.down(1, 100, 100)
+        #expect(fired == 0 && tap.state == .possible)
+        h.up(1, 102, 101, dt: 0.1)
+        #expect(fired == 1)
+        #expect(tap.state == .possible) // reset for the next gesture
+    }
+
+    @Test func movingPastTheSlopFailsATap() {
+        var fired = 0
+        let tap = TapGestureRecognizer { _ in fired += 1 }
+        let (h, _) = setup(tap)
+        h.down(1, 100, 100)
+        h.move(1, 115, 100, dt: 0.05)
+        h.up(1, 115, 100, dt: 0.05)
+        #expect(fired == 0)
+    }
+
+    @Test func singleTapWaitsForDoubleTapToFail() {
+        var events: [String] = []
+        let single = TapGestureRecognizer { _ in events.append("single") }
+        let double = TapGestureRecognizer { _ in events.append("double") }
+        double.numberOfTapsRequired = 2
+        single.require(toFail: double)
+        let (h, _) = setup(single, double)
+        // A double tap: only "double".
+        h.down(1, 100, 100); h.up(1, 100, 100, dt: 0.08)
+        #expect(events.isEmpty) // single is waiting
+        h.down(1, 101, 100, dt: 0.1); h.up(1, 101, 100, dt: 0.08)
+        #expect(events == ["double"])
+        h.wait(1)
+        #expect(events == ["double"])
+        // A single tap: "single", once the double-tap window has passed.
+        h.down(1, 300, 300, dt: 1); h.up(1, 300, 300, dt: 0.08)
+        #expect(events == ["double"])
+        h.wait(0.31)
+        #expect(events == ["double", "single"])
+    }
+
+    @Test func twoFingerTapNeedsBothFingers() {
+        var fired = 0
+        let tap = TapGestureRecognizer { _ in fired += 1 }
+        tap.numberOfTouchesRequired = 2
+        let (h, _) = setup(tap)
+        h.down(1, 100, 100); h.up(1, 100, 100, dt: 0.05)
+        #expect(fired == 0)
+        h.touches([touch(1, .began, 100, 100), touch(2, .began, 150, 100)], dt: 1)
+        h.touches([touch(1, .ended, 100, 100), touch(2, .ended, 150, 100)], dt: 0.05)
+        #expect(fired == 1)
+    }
+}
+
+@Suite struct LongPressGestureTests {
+    @Test func beginsAfterHoldingAndEndsOnLift() {
+        var states: [GestureRecognizer.State] = []
+        let lp = LongPressGestureRecognizer { states.append($0.state) }
+        let (h, _) = setup(lp)
+        h.down(1, 100, 100)
+        h.wait(0.49)
+        #expect(states.isEmpty)
+        h.wait(0.02)
+        #expect(states == [.began])
+        h.move(1, 140, 100, dt: 0.1)  // may move freely once begun
+        h.up(1, 140, 100, dt: 0.1)
+        #expect(states == [.began, .changed, .ended])
+    }
+
+    @Test func movingBeforeTheDurationFails() {
+        var states: [GestureRecognizer.State] = []
+        let lp = LongPressGestureRecognizer { states.append($0.state) }
+        let (h, _) = setup(lp)
+        h.down(1, 100, 100)
+        h.move(1, 115, 100, dt: 0.2)
+        h.wait(1)
+        #expect(states.isEmpty)
+    }
+
+    @Test func cancelMidGestureReportsCancelled() {
+        var states: [GestureRecognizer.State] = []
+        let lp = LongPressGestureRecognizer { states.append($0.state) }
+        let (h, _) = setup(lp)
+        h.down(1, 100, 100)
+        h.wait(0.6)
+        h.cancel(1, 100, 100)
+        #expect(states == [.began, .cancelled])
+        #expect(lp.state == .possible)
+    }
+}
+
+@Suite struct PanGestureTests {
+    @Test func beginsPastTheSlopAndReportsTranslation() {
+        var translations: [Point] = []
+        var states: [GestureRecognizer.State] = []
+        let pan = PanGestureRecognizer()
+        pan.addTarget { r in states.append(r.state); translations.append((r as! PanGestureRecognizer).translation(in: nil)) }
+        let (h, view) = setup(pan)
+        h.down(1, 100, 100)
+        h.move(1, 106, 100, dt: 0.016)
+        #expect(states.isEmpty) // within the slop
+        h.move(1, 120, 100, dt: 0.016)
+        h.move(1, 140, 110, dt: 0.016)
+        h.up(1, 140, 110, dt: 0.016)
+        #expect(states == [.began, .changed, .ended])
+        #expect(translations.last == Point(x: 40, y: 10))
+        // The view's touch was cancelled when the pan took it over.
+        #expect(view.log == ["began 1", "moved", "cancelled"])
+    }
+
+    @Test func velocityIsMeasured() {
+        let pan = PanGestureRecognizer()
+        var v = Point.zero
+        pan.addTarget { v = ($0 as! PanGestureRecognizer).velocity(in: nil) }
+        let (h, _) = setup(pan)
+        h.down(1, 100, 100)
+        for i in 1...6 { h.move(1, 100 + Double(i) * 10, 100, dt: 0.01) } // 1000 pt/s
+        #expect(abs(v.x - 1000) < 1 && abs(v.y) < 1e-9)
+    }
+
+    @Test func millimetreThresholdsFollowThePanel() {
+        // A 10 mm slop on a 1920 px / 200 mm panel is 96 points.
+        let h = Harness(width: 1920, height: 1080, physical: Size(width: 200, height: 112.5))
+        let pan = PanGestureRecognizer()
+        pan.minimumDistance = .millimetres(10)
+        var began = false
+        pan.addTarget { if $0.state == .began { began = true } }
+        let v = View(frame: Rect(x: 0, y: 0, width: 1920, height: 1080))
+        h.root.addSubview(v); v.addGestureRecognizer(pan)
+        h.down(1, 100, 100)
+        h.move(1, 190, 100, dt: 0.016)
+        #expect(!began)
+        h.move(1, 197, 100, dt: 0.016)
+        #expect(began)
+    }
+}
+
+@Suite struct SwipePinchRotationTests {
+    @Test func aQuickStrokeRightIsASwipe() {
+        var dirs: [SwipeGestureRecognizer.Direction] = []
+        let swipe = SwipeGestureRecognizer { dirs.append(($0 as! SwipeGestureRecognizer).recognizedDirection) }
+        swipe.direction = [.right, .left]
+        let (h, _) = setup(swipe)
+        h.down(1, 100, 300)
+        for i in 1...5 { h.move(1, 100 + Double(i) * 20, 302, dt: 0.02) }
+        h.up(1, 200, 302, dt: 0.02)
+        #expect(dirs == [.right])
+        // Slow: not a swipe.
+        h.down(1, 100, 300, dt: 1)
+        for i in 1...5 { h.move(1, 100 - Double(i) * 12, 300, dt: 0.1) }
+        h.up(1, 40, 300, dt: 0.02)
+        #expect(dirs == [.right])
+        // Wrong direction: not recognized.
+        h.down(1, 100, 300, dt: 1)
+        for i in 1...5 { h.move(1, 100, 300 + Double(i) * 20, dt: 0.02) }
+        h.up(1, 100, 400, dt: 0.02)
+        #expect(dirs == [.right])
+    }
+
+    @Test func pinchAndRotateTogether() {
+        let pinch = PinchGestureRecognizer()
+        let rotate = RotationGestureRecognizer()
+        pinch.recognizesSimultaneously = { $0 === rotate }
+        var lastScale = 1.0, lastRotation = 0.0
+        pinch.addTarget { lastScale = ($0 as! PinchGestureRecognizer).scale }
+        rotate.addTarget { lastRotation = ($0 as! RotationGestureRecognizer).rotation }
+        let (h, _) = setup(pinch, rotate)
+        h.touches([touch(1, .began, 300, 300), touch(2, .began, 400, 300)])
+        // Spread to twice the distance while turning a quarter turn about the midpoint.
+        for i in 1...10 {
+            let f = Double(i) / 10, a = f * .pi / 2, r = 50 * (1 + f)
+            h.touches([touch(1, .moved, 350 - r * cos(a), 300 - r * sin(a)), touch(2, .moved, 350 + r * cos(a), 300 + r * sin(a))], dt: 0.016)
+        }
+        #expect(approx(lastScale, 2, 1e-6))
+        #expect(approx(lastRotation, .pi / 2, 1e-6))
+        #expect(pinch.state == .changed && rotate.state == .changed)
+        h.touches([touch(1, .ended, 0, 0), touch(2, .ended, 0, 0)], dt: 0.016)
+        #expect(pinch.state == .possible && rotate.state == .possible)
+    }
+
+    @Test func exclusiveRecognizersDoNotBothWin() {
+        var pans = 0, swipes = 0
+        let pan = PanGestureRecognizer { if $0.state == .began { pans += 1 } }
+        let swipe = SwipeGestureRecognizer { _ in swipes += 1 }
+        let (h, _) = setup(pan, swipe)
+        h.down(1, 100, 300)
+        for i in 1...5 { h.move(1, 100 + Double(i) * 20, 300, dt: 0.02) }
+        h.up(1, 200, 300, dt: 0.02)
+        #expect(pans + swipes == 1)
+    }
+
+    @Test func touchIdReuseStartsAFreshGesture() {
+        var taps = 0
+        let tap = TapGestureRecognizer { _ in taps += 1 }
+        let (h, _) = setup(tap)
+        for i in 0..<3 {
+            h.down(7, 100 + Double(i) * 200, 100, dt: 1)
+            h.up(7, 100 + Double(i) * 200, 100, dt: 0.05)
+        }
+        #expect(taps == 3)
+    }
+}
