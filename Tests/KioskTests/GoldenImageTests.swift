@@ -59,3 +59,38 @@ import Glibc
         try assertMatches(try render(400, 300, scale: 2, touches: [touch(0, .began, 200, 200)]), "touch-scale2")
     }
 }
+
+@Suite struct ViewGoldenTests {
+    @Test func viewsWithAlphaTransformsCornersBordersAndText() throws {
+        let h = Harness(width: 480, height: 320)
+        h.root.backgroundColor = Color(rgb: 0x202830)
+        let card = View(frame: Rect(x: 20, y: 20, width: 200, height: 120))
+        card.backgroundColor = Color(rgb: 0x4fc3f7)
+        card.cornerRadius = 18
+        card.borderWidth = 4
+        card.borderColor = .white
+        let label = Label(frame: Rect(x: 10, y: 10, width: 180, height: 100))
+        label.text = "Kiosk · Grüße"
+        label.fontSize = 24
+        label.alignment = .center
+        label.textColor = Color(rgb: 0x101418)
+        card.addSubview(label)
+        let faded = View(frame: Rect(x: 150, y: 80, width: 150, height: 100))
+        faded.backgroundColor = Color(rgb: 0xffb74d)
+        faded.alpha = 0.6
+        let rotated = Label(frame: Rect(x: 280, y: 180, width: 160, height: 50))
+        rotated.text = "rotated"
+        rotated.fontSize = 22
+        rotated.backgroundColor = Color(rgb: 0x81c784)
+        rotated.textColor = .black
+        rotated.alignment = .center
+        rotated.transform = AffineTransform(rotationAngle: -0.4).concatenating(AffineTransform(scaleX: 1.2, y: 1.2))
+        let ring = View(frame: Rect(x: 40, y: 200, width: 90, height: 90))
+        ring.cornerRadius = 45
+        ring.borderWidth = 6
+        ring.borderColor = Color(rgb: 0xf06292)
+        h.root.addSubview(card); h.root.addSubview(faded); h.root.addSubview(rotated); h.root.addSubview(ring)
+        h.frame()
+        try GoldenImageTests().assertMatches(h.image, "views")
+    }
+}

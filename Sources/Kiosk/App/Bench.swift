@@ -26,7 +26,9 @@ struct BenchResult {
 
 /// Drives `renderer` for `frames` frames, moving one finger in a loop over the screen when the
 /// scene takes touches, and measures each frame (input handling, damage and drawing).
-func runTouchBench(renderer: HeadlessRenderer, frames: Int, fingers: Int) -> BenchResult {
+enum FingerPath { case lissajous, dragFromCentre }
+
+func runTouchBench(renderer: HeadlessRenderer, frames: Int, fingers: Int, path: FingerPath = .lissajous) -> BenchResult {
     var result = BenchResult()
     let px = renderer.stage.pixelSize
     result.totalPixels = px.area
@@ -41,8 +43,10 @@ func runTouchBench(renderer: HeadlessRenderer, frames: Int, fingers: Int) -> Ben
         for f in 0..<fingers {
             // A finger sweeping a Lissajous path at a brisk but realistic ~600 pt/s.
             let phase = Double(f) * 1.3
-            let p = Point(x: size.width * (0.5 + 0.35 * sin(t * 0.9 + phase)),
-                          y: size.height * (0.5 + 0.35 * sin(t * 1.3 + phase)))
+            // The drag path starts on the view in the centre so the pan grabs it.
+            let k = path == .dragFromCentre ? 1.0 : 0.0
+            let p = Point(x: size.width * (0.5 + 0.35 * sin(t * 0.9 + phase * (1 - k))),
+                          y: size.height * (0.5 + 0.35 * sin(t * 1.3 + phase * (1 - k)) * (1 - k) + k * 0.2 * sin(t * 1.3)))
             points.append(TouchPoint(id: Int32(f), phase: down ? .moved : .began, location: p))
         }
         down = true

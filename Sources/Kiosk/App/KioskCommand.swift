@@ -95,15 +95,34 @@ extension KioskCommand {
         @OptionGroup var options: HeadlessOptions
         @Option(help: "Frames to measure.")
         var frames: Int = 600
-        @Option(help: "Fingers moving at once (touch scene), or 0 for an idle run.")
+        @Option(help: "Touch scene: fingers moving at once (0: idle). labels: how many labels.")
         var items: Int = 1
+        @Option(help: "How labels draw text: glyphs (from fcft's cache) or layer (cached images).")
+        var text: String = "glyphs"
 
         func run() throws {
             let log = makeLogger(verbose: false)
-            guard frames > 0, frames <= 1_000_000, items >= 0, items <= 10 else { throw fail(log, "--frames must be 1…1000000 and --items 0…10") }
-            let r = try options.makeRenderer(log: log)
-            let result = items == 0 ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: items)
-            print("scene \(r.stage.scene.name) at \(options.size) scale \(options.scale), \(items) moving finger\(items == 1 ? "" : "s")")
+            guard frames > 0, frames <= 1_000_000, items >= 0, items <= 100_000 else { throw fail(log, "--frames must be 1…1000000 and --items 0…100000") }
+            switch text {
+            case "glyphs": Label.rendering = .glyphs
+            case "layer": Label.rendering = .layer
+            default: throw fail(log, "--text '\(text)': expected glyphs or layer")
+            }
+            let r: HeadlessRenderer
+            var result: BenchResult
+            switch options.scene {
+            case "labels", "drag":
+                guard let sz = parseSize(options.size) else { throw fail(log, "--size '\(options.size)': expected WIDTHxHEIGHT") }
+                let fonts = FontCache(report: { log.warning("\($0)") })
+                let scene: Scene = options.scene == "labels" ? BenchWorkloads.FallingLabels(count: items, fonts: fonts) : BenchWorkloads.Drag(fonts: fonts)
+                do { r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: sz, scale: options.scale)) } catch { throw fail(log, "\(error)") }
+                result = options.scene == "labels" ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: 1, path: .dragFromCentre)
+                print("workload \(options.scene) at \(options.size) scale \(options.scale), \(options.scene == "labels" ? "\(items) labels, text as \(text)" : "one finger dragging a 50×50 view")")
+            default:
+                r = try options.makeRenderer(log: log)
+                result = items == 0 ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: min(items, 10))
+                print("scene \(r.stage.scene.name) at \(options.size) scale \(options.scale), \(items) moving finger\(items == 1 ? "" : "s")")
+            }
             print(result.report)
             print("peak RSS:      \(peakRSSKiB() / 1024) MiB")
         }

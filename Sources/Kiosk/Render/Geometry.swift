@@ -140,12 +140,15 @@ public struct AffineTransform: Equatable, Sendable {
         return AffineTransform(a: d / det, b: -b / det, c: -c / det, d: a / det,
                                tx: (c * ty - d * tx) / det, ty: (b * tx - a * ty) / det)
     }
-    /// The bounding box of `r` after the transform.
+    /// The bounding box of `r` after the transform. (No arrays: this runs for every view
+    /// change and every composited view.)
     public func apply(_ r: Rect) -> Rect {
-        let pts = [apply(Point(x: r.minX, y: r.minY)), apply(Point(x: r.maxX, y: r.minY)),
-                   apply(Point(x: r.minX, y: r.maxY)), apply(Point(x: r.maxX, y: r.maxY))]
-        let xs = pts.map(\.x), ys = pts.map(\.y)
-        return Rect(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+        if a == 1 && b == 0 && c == 0 && d == 1 { return r.offsetBy(dx: tx, dy: ty) }
+        let p1 = apply(Point(x: r.minX, y: r.minY)), p2 = apply(Point(x: r.maxX, y: r.minY))
+        let p3 = apply(Point(x: r.minX, y: r.maxY)), p4 = apply(Point(x: r.maxX, y: r.maxY))
+        let x0 = min(min(p1.x, p2.x), min(p3.x, p4.x)), x1 = max(max(p1.x, p2.x), max(p3.x, p4.x))
+        let y0 = min(min(p1.y, p2.y), min(p3.y, p4.y)), y1 = max(max(p1.y, p2.y), max(p3.y, p4.y))
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 }
 

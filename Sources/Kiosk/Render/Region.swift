@@ -13,6 +13,13 @@ public final class Region: CustomStringConvertible {
             pixman_region32_init_rect(raw, r.x, r.y, UInt32(r.width), UInt32(r.height))
         }
     }
+    /// A region of many rectangles at once (pixman sorts and merges them in one pass, where
+    /// adding them one by one would cost quadratic time).
+    public init(rects: [PixelRect]) {
+        let boxes = rects.filter { !$0.isEmpty }.map { pixman_box32_t(x1: $0.x, y1: $0.y, x2: $0.x + $0.width, y2: $0.y + $0.height) }
+        _ = boxes.withUnsafeBufferPointer { pixman_region32_init_rects(raw, $0.baseAddress, Int32($0.count)) }
+    }
+
     deinit {
         pixman_region32_fini(raw)
         raw.deallocate()
@@ -62,6 +69,8 @@ public final class Region: CustomStringConvertible {
             return PixelRect(x: b.x1, y: b.y1, width: b.x2 - b.x1, height: b.y2 - b.y1)
         }
     }
+    public var rectCount: Int { Int(pixman_region32_n_rects(raw)) }
+
     /// Pixels covered (rectangles in a pixman region never overlap).
     public var area: Int { rects.reduce(0) { $0 + $1.area } }
     public var description: String { isEmpty ? "∅" : rects.map(\.description).joined(separator: " + ") }

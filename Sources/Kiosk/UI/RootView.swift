@@ -40,6 +40,23 @@ public final class RootView: View {
 
     func damage(_ rect: Rect) { invalidation.add(rect) }
 
+    private var dirtyViews: [View] = []
+    func markDirty(_ view: View) {
+        dirtyViews.append(view)
+        invalidation.notePending()
+    }
+    /// Turns dirty views into damage: where each was and where it is now.
+    func flushDamage() {
+        guard !dirtyViews.isEmpty else { return }
+        for v in dirtyViews {
+            if let old = v.extentBeforeChange { invalidation.add(old) }
+            if v.root === self && v.isShownInRoot { invalidation.add(v.screenExtent()) }
+            v.isDirty = false
+            v.extentBeforeChange = nil
+        }
+        dirtyViews.removeAll(keepingCapacity: true)
+    }
+
     /// A new screen size, scale or panel: resize, relayout and redraw everything.
     public func setDisplay(_ newInfo: DisplayInfo) {
         let scaleChanged = newInfo.scale != info.scale
@@ -60,6 +77,7 @@ public final class RootView: View {
         if let manual = scheduler as? ManualScheduler { manual.advance(to: time) }
         animator.step(to: time)
         layoutPass()
+        flushDamage()
     }
     func layoutPass() {
         guard needsLayoutPass else { return }
@@ -77,6 +95,7 @@ public final class RootView: View {
     /// Composites the tree into `canvas`, which is clipped to the region to repaint.
     public func render(in canvas: Canvas) {
         layoutPass()
+        flushDamage()
         canvas.cache = renderCache
         stats.frames += 1
         composite(self, parent: .identity, alpha: 1, canvas: canvas)

@@ -17,15 +17,23 @@ public final class Invalidation {
     public init() {}
     public func add(_ rect: Rect) { if !everything && !rect.isEmpty { rects.append(rect) } }
     public func addAll() { everything = true; rects.removeAll() }
-    public var isEmpty: Bool { !everything && rects.isEmpty }
+    /// Something changed whose damage is computed at frame time (a dirty view).
+    public func notePending() { pending = true }
+    private var pending = false
+    public var isEmpty: Bool { !everything && rects.isEmpty && !pending }
+
+    /// More rectangles than this and the damage is simplified to its bounding box: every
+    /// drawing call walks the clip's rectangles, so a fragmented clip costs more than the
+    /// extra pixels (measured with `kiosk bench --scene labels`).
+    public static let maximumRects = 48
 
     /// The damage as a pixel region at `scale`, then empties itself.
     public func take(scale: Int, bounds: PixelRect) -> Region {
-        defer { rects.removeAll(keepingCapacity: true); everything = false }
+        defer { rects.removeAll(keepingCapacity: true); everything = false; pending = false }
         if everything { return Region(bounds) }
-        let r = Region()
-        for rect in rects { r.add(rect.pixelBounds(scale: scale)) }
+        let r = Region(rects: rects.map { $0.pixelBounds(scale: scale) })
         r.intersect(bounds)
+        if r.rectCount > Invalidation.maximumRects { return Region(r.extents) }
         return r
     }
 }

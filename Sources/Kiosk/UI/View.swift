@@ -89,8 +89,14 @@ open class View: Responder {
 
     public private(set) weak var superview: View?
     public private(set) var subviews: [View] = []
-    /// The root this view is shown in, if any.
-    public var root: RootView? { superview?.root ?? (self as? RootView) }
+    /// The root this view is shown in, if any (kept up to date on insertion and removal:
+    /// every property change needs it, so it is not searched for each time).
+    public var root: RootView? { (self as? RootView) ?? cachedRoot }
+    private weak var cachedRoot: RootView?
+    private func updateRoot(_ r: RootView?) {
+        cachedRoot = r
+        for s in subviews { s.updateRoot(r) }
+    }
     public private(set) var gestureRecognizers: [GestureRecognizer] = []
 
     open override var next: Responder? { superview }
@@ -123,10 +129,14 @@ open class View: Responder {
     func set<T: Equatable & Interpolatable>(_ key: WritableKeyPath<Presentation, T>, _ value: T) {
         guard model[keyPath: key] != value || presentation[keyPath: key] != value else { return }
         model[keyPath: key] = value
-        if let context = AnimationContext.current, let root {
+        guard let root else {
+            presentation[keyPath: key] = value
+            return
+        }
+        if let context = AnimationContext.current {
             root.animator.animate(self, key, to: value, context: context)
         } else {
-            root?.animator.removeAnimations(of: self, key)
+            if root.animator.isActive { root.animator.removeAnimations(of: self, key) }
             willChange()
             presentation[keyPath: key] = value
             didChange()
@@ -153,8 +163,18 @@ open class View: Responder {
 
     // MARK: Damage
 
-    private func willChange() { damageSubtree() }
-    private func didChange() { damageSubtree() }
+    /// A change marks the view dirty once per frame, remembering where it was on screen; the
+    /// root damages old and new extents together when the frame is taken. Setting several
+    /// properties, or one property many times, costs one extent computation per frame.
+    private func willChange() {
+        guard !isDirty, let root else { return }
+        isDirty = true
+        extentBeforeChange = isShownInRoot ? screenExtent() : nil
+        root.markDirty(self)
+    }
+    private func didChange() {}
+    var isDirty = false
+    var extentBeforeChange: Rect?
 
     /// Damages the screen area of this view and everything in it.
     func damageSubtree() {
@@ -270,6 +290,7 @@ open class View: Responder {
         view.removeFromSuperview()
         subviews.insert(view, at: max(0, min(index, subviews.count)))
         view.superview = self
+        view.updateRoot(root)
         view.didMoveToRoot()
         view.damageSubtree()
     }
@@ -286,9 +307,11 @@ open class View: Responder {
     public func removeFromSuperview() {
         guard let s = superview else { return }
         damageSubtree()
+        if isDirty, let old = extentBeforeChange { root?.damage(old) }
         root?.viewWillLeave(self)
         s.subviews.removeAll { $0 === self }
         superview = nil
+        updateRoot(nil)
     }
     public func bringSubviewToFront(_ view: View) { if view.superview === self { insertSubview(view, at: subviews.count) } }
     public func sendSubviewToBack(_ view: View) { if view.superview === self { insertSubview(view, at: 0) } }
