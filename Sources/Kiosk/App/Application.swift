@@ -7,6 +7,7 @@ final class Application: WindowDelegate, InputSink {
     private let display: Display
     private let window: Window
     private var preparation: ScenePreparation?
+    private let scheduler: LoopScheduler
     private var stage: Stage?
     private let startNS: UInt64
     /// Run in order on SIGTERM/SIGINT before the process exits (saved state hangs off this).
@@ -18,6 +19,7 @@ final class Application: WindowDelegate, InputSink {
         // The event loop first: it blocks the signals it handles, which every thread started
         // after it (the scene preparation below) inherits.
         loop = try EventLoop(log: log)
+        scheduler = LoopScheduler(loop: loop)
         display = try Display(log: log, loop: loop)
         log.debug("startup: connected at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
         var name = sceneName
@@ -26,7 +28,7 @@ final class Application: WindowDelegate, InputSink {
             name = SceneCatalog.defaultName
         }
         let expected = display.expectedDisplayInfo
-        let prep = ScenePreparation(sceneName: name, info: expected, log: log)
+        let prep = ScenePreparation(sceneName: name, info: expected, scheduler: scheduler, log: log)
         prep.start()
         preparation = prep
         window = Window(display: display, log: log)
@@ -42,6 +44,8 @@ final class Application: WindowDelegate, InputSink {
             log.info("first frame shown: \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms after start")
         }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
+        // A UI timer (long press, double-tap window) may change the screen with no input.
+        scheduler.afterFire = { [weak self] in self?.requestFrameIfChanged() }
     }
 
     func run() throws -> Int32 {
@@ -67,9 +71,10 @@ final class Application: WindowDelegate, InputSink {
         log.info("display: \(info.size) pt, scale \(info.scale), rotation \(info.rotation * 90)°")
         if let stage { stage.relayout(info) } else if let prep = preparation {
             logPhase("configured")
-            let (scene, _) = prep.join()
+            let (scene, fonts) = prep.join()
             logPhase("scene ready")
             stage = Stage(scene: scene, info: info, laidOutFor: prep.preparedInfo)
+            stage?.fonts = fonts
             preparation = nil
         }
         window.setNeedsRedraw()
@@ -93,6 +98,10 @@ final class Application: WindowDelegate, InputSink {
 
     func windowWantsAnotherFrame(_ window: Window) -> Bool { stage?.scene.isAnimating ?? false }
 
+    private func requestFrameIfChanged() {
+        if let stage, !stage.scene.invalidation.isEmpty || stage.scene.isAnimating { window.setNeedsRedraw() }
+    }
+
     // MARK: InputSink
 
     func handle(_ batch: TouchBatch) {
@@ -102,14 +111,18 @@ final class Application: WindowDelegate, InputSink {
         }
         guard let stage else { return }
         stage.scene.handle(batch, at: EventLoop.now())
-        if !stage.scene.invalidation.isEmpty { window.setNeedsRedraw() }
+        requestFrameIfChanged()
     }
 
     func handle(_ key: KeyEvent) {
         log.debug("key \(key.pressed ? "pressed" : "released"): keysym=0x\(String(key.keysym, radix: 16)) text=\(key.text.debugDescription)\(key.isRepeat ? " (repeat)" : "")")
         guard let stage else { return }
-        stage.scene.handle(key, at: EventLoop.now())
-        if !stage.scene.invalidation.isEmpty { window.setNeedsRedraw() }
+        if key.pressed && key.keysym == Stage.statsKeysym {
+            stage.showsStats.toggle()
+        } else {
+            stage.scene.handle(key, at: EventLoop.now())
+        }
+        requestFrameIfChanged()
     }
 }
 

@@ -12,9 +12,9 @@ enum SceneCatalog {
     }
 
     /// A new scene called `name` (or an alias), or nil when there is none by that name.
-    static func make(_ name: String, fonts: FontCache) -> Scene? {
+    static func make(_ name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler()) -> Scene? {
         switch canonicalName(name) {
-        case "touch": return TouchTestScene(fonts: fonts)
+        case "touch": return TouchTestScene(fonts: fonts, scheduler: scheduler)
         default: return nil
         }
     }

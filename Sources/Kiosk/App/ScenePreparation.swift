@@ -19,9 +19,11 @@ final class ScenePreparation: @unchecked Sendable {
     private var thread = pthread_t()
     private var started = false
     private var result: (Scene, FontCache)?
+    private let scheduler: Scheduler
 
-    init(sceneName: String, info: DisplayInfo?, log: Logger) {
+    init(sceneName: String, info: DisplayInfo?, scheduler: Scheduler, log: Logger) {
         self.sceneName = sceneName
+        self.scheduler = scheduler
         self.info = info
         self.log = log
     }
@@ -45,7 +47,9 @@ final class ScenePreparation: @unchecked Sendable {
     private func run() {
         let log = self.log
         let fonts = FontCache(report: { log.warning("\($0)") })
-        let scene = SceneCatalog.make(sceneName, fonts: fonts) ?? SceneCatalog.make(SceneCatalog.defaultName, fonts: fonts)!
+        // The scheduler is only stored here; it is first used on the main thread after join().
+        let scene = SceneCatalog.make(sceneName, fonts: fonts, scheduler: scheduler)
+            ?? SceneCatalog.make(SceneCatalog.defaultName, fonts: fonts, scheduler: scheduler)!
         if let info { scene.layout(info) }
         result = (scene, fonts)
     }

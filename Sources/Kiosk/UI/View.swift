@@ -231,6 +231,14 @@ open class View: Responder {
     }
     private func setNeedsDisplayIfLayered() { if needsLayer { setNeedsDisplay() } }
 
+    /// Marks part of the content (bounds coordinates) for redrawing. Views that draw directly
+    /// repaint just that part of the screen; layered views redraw their layer.
+    public func setNeedsDisplay(in rect: Rect) {
+        guard drawsDirectly else { return setNeedsDisplay() }
+        guard let root, isShownInRoot else { return }
+        root.damage(screenTransform().apply(rect))
+    }
+
     /// Whether the view needs a cached layer, or can be a direct fill.
     var needsLayer: Bool { drawsContent || cornerRadius > 0 || borderWidth > 0 }
 

@@ -19,11 +19,11 @@ open class ViewScene: Responder, Scene {
     /// Positions views for `root.info` (called on every size, scale or panel change).
     open func layout(root: RootView) {}
 
-    public func layout(_ info: DisplayInfo) {
+    open func layout(_ info: DisplayInfo) {
         root.setDisplay(info)
         layout(root: root)
     }
-    public func handle(_ batch: TouchBatch, at time: Double) { root.handle(batch, at: time) }
+    open func handle(_ batch: TouchBatch, at time: Double) { root.handle(batch, at: time) }
     open func handle(_ key: KeyEvent, at time: Double) {}
     open func advance(to time: Double) { root.advance(to: time) }
     open var isAnimating: Bool { root.isAnimating }
