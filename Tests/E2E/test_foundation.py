@@ -227,3 +227,27 @@ def test_snapshot_renders_headless_and_rejects_bad_input(tmp_path):
         r = subprocess.run([str(KIOSK), "snapshot", *args, "--out", str(out)], capture_output=True, text=True, timeout=30)
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 1 and len(lines) == 1 and needle in lines[0], (args, r.stderr)
+
+
+def test_two_fingers_turn_the_spinner_widget(weston, kiosk):
+    import math
+    k = started(kiosk)
+    # The spinner sits in the right-hand widget column (see TouchTestScene.layout).
+    cx, cy = 1920 - 170, round(1080 * 0.26)
+    box = (cx - 90, cy - 90, cx + 90, cy + 90)
+    before = weston.screenshot().crop(box)
+    weston.send(f"down 0 {cx - 45} {cy}", f"down 1 {cx + 45} {cy}", "frame")
+    for i in range(1, 9):
+        a = i * 0.1
+        weston.send(f"motion 0 {cx - 45 * math.cos(a):.1f} {cy - 45 * math.sin(a):.1f}",
+                    f"motion 1 {cx + 45 * math.cos(a):.1f} {cy + 45 * math.sin(a):.1f}", "frame")
+        time.sleep(0.02)
+    weston.send("up 0", "up 1")
+    k.wait_for(r"\b1 ended")
+    time.sleep(0.8)  # let the finger trails fade so only the spinner differs
+
+    def turned():
+        after = weston.screenshot().crop(box)
+        diff = sum(1 for a, b in zip(before.getdata(), after.getdata()) if a != b)
+        return diff > 500
+    wait_until(turned, timeout=3, what="the spinner to turn")

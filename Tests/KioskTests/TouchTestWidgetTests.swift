@@ -1,0 +1,102 @@
+import Testing
+@testable import Kiosk
+
+/// The touch-pattern widgets of the Touch test scene, driven with scripted touches.
+@Suite struct TouchTestWidgetTests {
+    final class Rig {
+        let scheduler = ManualScheduler()
+        let scene: TouchTestScene
+        init(_ w: Double = 1920, _ h: Double = 1080) {
+            scene = TouchTestScene(fonts: FontCache(), scheduler: scheduler)
+            scene.layout(DisplayInfo(size: Size(width: w, height: h)))
+            scene.advance(to: 0)
+        }
+        var now: Double { scheduler.now }
+        func send(_ pts: [TouchPoint], after dt: Double = 0.016) {
+            scene.advance(to: now + dt)
+            scene.handle(TouchBatch(time: 0, points: pts), at: now)
+        }
+        func wait(_ dt: Double) { scene.advance(to: now + dt) }
+    }
+
+    @Test func twoFingersTurnAndScaleTheSpinner() {
+        let r = Rig()
+        let c = r.scene.spinner.center
+        r.send([touch(1, .began, c.x - 40, c.y), touch(2, .began, c.x + 40, c.y)])
+        for i in 1...10 {
+            let f = Double(i) / 10, a = f * 0.8, d = 40 * (1 + 0.5 * f)
+            r.send([touch(1, .moved, c.x - d * cos(a), c.y - d * sin(a)), touch(2, .moved, c.x + d * cos(a), c.y + d * sin(a))])
+        }
+        r.send([touch(1, .ended, 0, 0), touch(2, .ended, 0, 0)])
+        let t = r.scene.spinner.transform
+        let angle = atan2(t.b, t.a), scale = (t.a * t.a + t.b * t.b).squareRoot()
+        #expect(abs(angle - 0.8) < 1e-6 && abs(scale - 1.5) < 1e-6)
+    }
+
+    @Test func theFollowerRidesAboveTheFinger() {
+        let r = Rig()
+        let f = r.scene.follower
+        let start = f.center
+        r.send([touch(1, .began, start.x, start.y)])
+        r.send([touch(1, .moved, start.x - 300, start.y + 50)])
+        let mm = DisplayInfo(size: Size(width: 1, height: 1)).pointsPerMillimetre
+        #expect(abs(f.center.x - (start.x - 300)) < 1e-9)
+        #expect(abs(f.frame.maxY - (start.y + 50 - 12 * mm)) < 1e-9) // its bottom edge 12 mm above the finger
+        r.send([touch(1, .ended, start.x - 300, start.y + 50)])
+    }
+
+    @Test func holdingOneSecondShowsTheBubbleUntilRelease() {
+        let r = Rig()
+        let b = r.scene.holdButton.center
+        r.send([touch(1, .began, b.x, b.y)])
+        r.wait(0.9)
+        #expect(r.scene.bubble.alpha == 0)
+        r.wait(0.2)
+        r.wait(0.3) // the fade-in
+        #expect(r.scene.bubble.alpha == 1 && r.scene.bubble.presentation.alpha == 1)
+        r.send([touch(1, .ended, b.x, b.y)])
+        r.wait(0.3)
+        #expect(r.scene.bubble.presentation.alpha == 0)
+    }
+
+    @Test func theSmallTargetTakesTapsInItsEnlargedArea() {
+        let r = Rig()
+        let t = r.scene.target.frame
+        #expect(t.width < 25) // small on screen
+        let x = t.maxX + 8, y = t.midY // outside the drawing, inside the hot area
+        r.send([touch(1, .began, x, y)])
+        r.send([touch(1, .ended, x, y)], after: 0.08)
+        #expect(r.scene.targetLabel.text == "Small target: 1 hit")
+        r.send([touch(1, .began, t.maxX + 60, y)], after: 1)
+        r.send([touch(1, .ended, t.maxX + 60, y)], after: 0.08)
+        #expect(r.scene.targetLabel.text == "Small target: 1 hit")
+    }
+
+    @Test func aSwipeOnTheGridIsShownAndMarkersStillFollow() {
+        let r = Rig()
+        r.send([touch(1, .began, 300, 600)])
+        for i in 1...5 { r.send([touch(1, .moved, 300 + Double(i) * 30, 600)], after: 0.02) }
+        #expect(r.scene.model.fingers.first?.location == Point(x: 450, y: 600))
+        r.send([touch(1, .ended, 450, 600)], after: 0.02)
+        #expect(r.scene.swipeLabel.text == "Swipe: → right")
+    }
+
+    @Test func theStatsOverlayOnlyDrawsOnFramesThatHappenAnyway() throws {
+        let scene = TouchTestScene(fonts: FontCache())
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1280, height: 800)))
+        r.stage.fonts = FontCache()
+        r.renderFrame()
+        r.stage.showsStats = true
+        r.clock.advance(by: 0.1)
+        #expect(!r.renderFrame().isEmpty) // turning it on shows it
+        r.clock.advance(by: 0.1)
+        #expect(r.renderFrame().isEmpty)  // then nothing changes: no frame
+        scene.handle(TouchBatch(time: 0, points: [touch(0, .began, 100, 500)]), at: r.clock.now)
+        let d = r.renderFrame()
+        #expect(d.intersects(PixelRect(x: 1280 - 400, y: 10, width: 100, height: 20))) // refreshed with it
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
