@@ -23,7 +23,18 @@ open class View: Responder {
     /// Position of the view's centre in the superview's coordinates.
     public var center: Point {
         get { model.center }
-        set { set(\.center, newValue) }
+        set {
+            // The hot path (moving views every frame) without key paths: measured at ~1.8 µs
+            // per assignment through `set(_:_:)` against well under 1 µs here.
+            if let root, !root.animator.isActive, AnimationContext.current == nil {
+                guard newValue != model.center || newValue != presentation.center else { return }
+                model.center = newValue
+                willChange()
+                presentation.center = newValue
+            } else {
+                set(\.center, newValue)
+            }
+        }
     }
     /// The view's own coordinate space; its size is the view's size.
     public var bounds: Rect {
@@ -53,7 +64,17 @@ open class View: Responder {
 
     public var alpha: Double {
         get { model.alpha }
-        set { set(\.alpha, max(0, min(1, newValue))) }
+        set {
+            let v = max(0, min(1, newValue))
+            if let root, !root.animator.isActive, AnimationContext.current == nil {
+                guard v != model.alpha || v != presentation.alpha else { return }
+                model.alpha = v
+                willChange()
+                presentation.alpha = v
+            } else {
+                set(\.alpha, v)
+            }
+        }
     }
     public var backgroundColor: Color? {
         get { model.backgroundColor }
