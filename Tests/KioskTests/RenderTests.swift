@@ -70,6 +70,12 @@ import Glibc
         #expect(lit > 50)
         // Any UTF-8 works: accents and CJK shape without crashing (glyphs from fallback fonts).
         #expect(font.layout("Frühling — 春").width > 0)
+        // Joining scripts go through HarfBuzz run shaping; the rest through the glyph cache.
+        #expect(TextRun.needsContextualShaping("مرحبا") && TextRun.needsContextualShaping("नमस्ते"))
+        #expect(!TextRun.needsContextualShaping("Grüße 春 🎵"))
+        #expect(font.layout("مرحبا").glyphs.count >= 4)
+        // A combining sequence is one cluster with both marks drawn.
+        #expect(font.layout("e\u{301}").glyphs.count >= 1)
     }
 
     @Test func textIsClippedToDamage() throws {
