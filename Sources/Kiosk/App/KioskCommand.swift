@@ -55,13 +55,14 @@ extension KioskCommand {
         @Option(help: "Integer device scale (HiDPI), 1 to 4.")
         var scale: Int = 1
 
-        /// A renderer for the scene, or an exit with one clear line naming the bad option.
-        func makeRenderer(log: Logger) throws -> HeadlessRenderer {
+        /// A renderer for the scene (or for `workload`, a bench-only scene built with the
+        /// fonts given), or an exit with one clear line naming the bad option.
+        func makeRenderer(log: Logger, workload: ((FontCache) -> Scene?)? = nil) throws -> HeadlessRenderer {
             guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
             guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
             let fonts = FontCache(report: { log.warning("\($0)") })
-            guard let s = SceneCatalog.make(scene, fonts: fonts) else {
-                throw fail(log, "unknown scene '\(scene)' (known: \(SceneCatalog.names.joined(separator: ", ")))")
+            guard let s = workload?(fonts) ?? SceneCatalog.make(scene, fonts: fonts) else {
+                throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
             }
             do {
                 return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale))
@@ -108,18 +109,23 @@ extension KioskCommand {
             case "layer": Label.rendering = .layer
             default: throw fail(log, "--text '\(text)': expected glyphs or layer")
             }
-            let r: HeadlessRenderer
-            var result: BenchResult
+            let items = self.items
+            let r = try options.makeRenderer(log: log, workload: { fonts in
+                switch options.scene {
+                case "labels": return BenchWorkloads.FallingLabels(count: items, fonts: fonts)
+                case "drag": return BenchWorkloads.Drag(fonts: fonts)
+                default: return nil
+                }
+            })
+            let result: BenchResult
             switch options.scene {
-            case "labels", "drag":
-                guard let sz = parseSize(options.size) else { throw fail(log, "--size '\(options.size)': expected WIDTHxHEIGHT") }
-                let fonts = FontCache(report: { log.warning("\($0)") })
-                let scene: Scene = options.scene == "labels" ? BenchWorkloads.FallingLabels(count: items, fonts: fonts) : BenchWorkloads.Drag(fonts: fonts)
-                do { r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: sz, scale: options.scale)) } catch { throw fail(log, "\(error)") }
-                result = options.scene == "labels" ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: 1, path: .dragFromCentre)
-                print("workload \(options.scene) at \(options.size) scale \(options.scale), \(options.scene == "labels" ? "\(items) labels, text as \(text)" : "one finger dragging a 50×50 view")")
+            case "labels":
+                result = runIdleBench(renderer: r, frames: frames)
+                print("workload labels at \(options.size) scale \(options.scale), \(items) labels, text as \(text)")
+            case "drag":
+                result = runTouchBench(renderer: r, frames: frames, fingers: 1, path: .dragFromCentre)
+                print("workload drag at \(options.size) scale \(options.scale), one finger dragging a 50×50 view")
             default:
-                r = try options.makeRenderer(log: log)
                 result = items == 0 ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: min(items, 10))
                 print("scene \(r.stage.scene.name) at \(options.size) scale \(options.scale), \(items) moving finger\(items == 1 ? "" : "s")")
             }

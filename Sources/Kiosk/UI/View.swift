@@ -232,9 +232,11 @@ open class View: Responder {
     }
 
     /// Bounds coordinates → superview bounds coordinates, using what is on screen.
-    func localToSuperview() -> AffineTransform {
-        let p = presentation
-        return AffineTransform(translationX: -boundsOrigin.x - p.size.width / 2, y: -boundsOrigin.y - p.size.height / 2)
+    func localToSuperview() -> AffineTransform { toSuperview(presentation) }
+
+    /// Bounds → superview coordinates for one set of values (on screen, or as last set).
+    private func toSuperview(_ p: Presentation) -> AffineTransform {
+        AffineTransform(translationX: -boundsOrigin.x - p.size.width / 2, y: -boundsOrigin.y - p.size.height / 2)
             .concatenating(p.transform)
             .concatenating(AffineTransform(translationX: p.center.x, y: p.center.y))
     }
@@ -394,11 +396,7 @@ open class View: Responder {
 
     /// Model (not presentation) transform from bounds to superview coordinates: hit testing and
     /// conversion use where views are going to be, as in UIKit.
-    func modelToSuperview() -> AffineTransform {
-        AffineTransform(translationX: -boundsOrigin.x - model.size.width / 2, y: -boundsOrigin.y - model.size.height / 2)
-            .concatenating(model.transform)
-            .concatenating(AffineTransform(translationX: model.center.x, y: model.center.y))
-    }
+    func modelToSuperview() -> AffineTransform { toSuperview(model) }
     /// Bounds coordinates → coordinates of the topmost ancestor.
     func modelToTop() -> AffineTransform {
         var t = AffineTransform.identity
