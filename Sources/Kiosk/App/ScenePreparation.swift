@@ -50,7 +50,10 @@ final class ScenePreparation: @unchecked Sendable {
         // The scheduler is only stored here; it is first used on the main thread after join().
         let scene = SceneCatalog.make(sceneName, fonts: fonts, scheduler: scheduler)
             ?? SceneCatalog.make(SceneCatalog.defaultName, fonts: fonts, scheduler: scheduler)!
-        if let info { scene.layout(info) }
+        if let info {
+            scene.layout(info)
+            scene.prepareContent()
+        }
         result = (scene, fonts)
     }
 

@@ -90,6 +90,17 @@ public final class RootView: View {
         animator.removeAnimations(inside: view)
     }
 
+    /// Lays out, shapes text and draws layers for everything visible, ahead of the first frame.
+    public func prepareContent() {
+        layoutPass()
+        func visit(_ v: View) {
+            guard !v.isHidden else { return }
+            v.prepareContent(scale: info.scale)
+            for s in v.subviews { visit(s) }
+        }
+        visit(self)
+    }
+
     // MARK: Compositing
 
     /// Composites the tree into `canvas`, which is clipped to the region to repaint.

@@ -53,4 +53,11 @@ public protocol Scene: AnyObject {
     var isAnimating: Bool { get }
     /// Draws the scene; the canvas is clipped to what needs repainting.
     func draw(in canvas: Canvas)
+    /// Does the first frame's expensive preparation now (text shaping, layers), so that it can
+    /// run on a helper thread while the window is being set up.
+    func prepareContent()
+}
+
+extension Scene {
+    public func prepareContent() {}
 }

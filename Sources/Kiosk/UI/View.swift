@@ -289,6 +289,11 @@ open class View: Responder {
         return layer
     }
 
+    /// Readies what the first composite would otherwise do: the layer, or direct content.
+    open func prepareContent(scale: Int) {
+        if needsLayer && !drawsDirectly { _ = renderLayer(scale: scale) }
+    }
+
     // MARK: Layout
 
     public func setNeedsLayout() {

@@ -28,4 +28,5 @@ open class ViewScene: Responder, Scene {
     open func advance(to time: Double) { root.advance(to: time) }
     open var isAnimating: Bool { root.isAnimating }
     public func draw(in canvas: Canvas) { root.render(in: canvas) }
+    public func prepareContent() { root.prepareContent() }
 }

@@ -84,7 +84,7 @@ public final class TouchTestScene: ViewScene {
 
         // Hold for one second: a bubble pops up, and closes on release.
         holdButton.title = "Hold 1 s"
-        holdButton.titleLabel.fontSize = 22
+        holdButton.titleLabel.fontSize = 20
         holdButton.titleLabel.textColor = Self.background
         holdButton.backgroundColor = Self.palette[1]
         holdButton.cornerRadius = 12
@@ -101,7 +101,7 @@ public final class TouchTestScene: ViewScene {
         holdButton.addGestureRecognizer(hold)
         root.addSubview(holdButton)
         bubble.text = "Held for 1 s — release to close"
-        bubble.fontSize = 18
+        bubble.fontSize = 20
         bubble.alignment = .center
         bubble.textColor = Self.background
         bubble.backgroundColor = Self.textColor
@@ -128,7 +128,7 @@ public final class TouchTestScene: ViewScene {
         spinnerCaption.text = "Two fingers: turn and pinch"
         followerCaption.text = "Drag: it rides above your finger"
         for l in [targetLabel, swipeLabel, spinnerCaption, followerCaption] {
-            l.fontSize = 18
+            l.fontSize = 20
             l.textColor = Self.dimText
             l.alignment = .center
             l.isUserInteractionEnabled = false

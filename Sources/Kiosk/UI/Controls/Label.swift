@@ -108,6 +108,10 @@ open class Label: View {
         return Size(width: run.width, height: font.lineHeight)
     }
 
+    open override func prepareContent(scale: Int) {
+        if drawsDirectly { layoutText(scale: scale) } else { super.prepareContent(scale: scale) }
+    }
+
     open override func draw(in canvas: Canvas) {
         layoutText(scale: canvas.scale)
         for l in lines { canvas.draw(l.run, at: l.origin, color: textColor) }
