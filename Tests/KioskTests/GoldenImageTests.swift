@@ -94,3 +94,16 @@ import Glibc
         try GoldenImageTests().assertMatches(h.image, "views")
     }
 }
+
+@Suite struct LanderGoldenTests {
+    func render(_ w: Double, _ h: Double) throws -> Image {
+        let scene = LanderScene(fonts: FontCache())
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: w, height: h)))
+        scene.model.engineOn = true // the flame shows
+        scene.model.turning = 1
+        r.run(until: 1.5)
+        return r.image
+    }
+    @Test func landerLandscape() throws { try GoldenImageTests().assertMatches(try render(1280, 720), "lander-landscape") }
+    @Test func landerPortrait() throws { try GoldenImageTests().assertMatches(try render(720, 1280), "lander-portrait") }
+}

@@ -1,4 +1,7 @@
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The live kiosk: a Wayland window showing a scene, fed by the seat, paced by frame callbacks.
 final class Application: WindowDelegate, InputSink {
@@ -28,7 +31,13 @@ final class Application: WindowDelegate, InputSink {
             name = SceneCatalog.defaultName
         }
         let expected = display.expectedDisplayInfo
-        let prep = ScenePreparation(sceneName: name, info: expected, scheduler: scheduler, log: log)
+        let store = StateStore(report: { log.warning("\($0)") })
+        let theme = getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
+        let scheduler = self.scheduler
+        let prep = ScenePreparation(info: expected, log: log) { fonts in
+            SceneCatalog.make(name, fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
+                              report: { log.warning("\($0)") })!
+        }
         prep.start()
         preparation = prep
         window = Window(display: display, log: log)
@@ -60,6 +69,7 @@ final class Application: WindowDelegate, InputSink {
             log.info("SIGHUP: nothing to reload yet")
         default:
             log.info("signal \(sig): shutting down")
+            stage?.scene.saveState()
             for hook in shutdownHooks { hook() }
             loop.stop(exitCode: 0)
         }

@@ -1,20 +1,24 @@
 /// The scenes Kiosk can show, by the names used on the command line and in settings.
 enum SceneCatalog {
-    static let names = ["touch"]
+    static let names = ["touch", "lander"]
     static let defaultName = "touch"
 
     /// The scene's canonical name for `name` or one of its aliases (case-insensitive), else nil.
     static func canonicalName(_ name: String) -> String? {
         switch name.lowercased() {
         case "touch", "touch-test", "touchtest": return "touch"
+        case "lander", "lunar-lander": return "lander"
         default: return nil
         }
     }
 
     /// A new scene called `name` (or an alias), or nil when there is none by that name.
-    static func make(_ name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler()) -> Scene? {
+    static func make(_ name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler(),
+                     store: StateStore? = nil, themeDirectory: String? = nil,
+                     report: @escaping (String) -> Void = { _ in }) -> Scene? {
         switch canonicalName(name) {
         case "touch": return TouchTestScene(fonts: fonts, scheduler: scheduler)
+        case "lander": return LanderScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
         default: return nil
         }
     }

@@ -13,17 +13,17 @@ import Glibc
 /// `@unchecked Sendable`: the scene and font cache are created on the helper thread and touched
 /// by the main thread only after `join()`, which orders every write before every read.
 final class ScenePreparation: @unchecked Sendable {
-    private let sceneName: String
+    private let makeScene: (FontCache) -> Scene
     private let info: DisplayInfo?
     private let log: Logger
     private var thread = pthread_t()
     private var started = false
     private var result: (Scene, FontCache)?
-    private let scheduler: Scheduler
 
-    init(sceneName: String, info: DisplayInfo?, scheduler: Scheduler, log: Logger) {
-        self.sceneName = sceneName
-        self.scheduler = scheduler
+    /// `makeScene` runs on the helper thread; what it captures (scheduler, store) is only stored
+    /// by the scene there and first used on the main thread after `join()`.
+    init(info: DisplayInfo?, log: Logger, makeScene: @escaping (FontCache) -> Scene) {
+        self.makeScene = makeScene
         self.info = info
         self.log = log
     }
@@ -47,9 +47,7 @@ final class ScenePreparation: @unchecked Sendable {
     private func run() {
         let log = self.log
         let fonts = FontCache(report: { log.warning("\($0)") })
-        // The scheduler is only stored here; it is first used on the main thread after join().
-        let scene = SceneCatalog.make(sceneName, fonts: fonts, scheduler: scheduler)
-            ?? SceneCatalog.make(SceneCatalog.defaultName, fonts: fonts, scheduler: scheduler)!
+        let scene = makeScene(fonts)
         if let info {
             scene.layout(info)
             scene.prepareContent()

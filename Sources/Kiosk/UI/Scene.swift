@@ -56,8 +56,15 @@ public protocol Scene: AnyObject {
     /// Does the first frame's expensive preparation now (text shaping, layers), so that it can
     /// run on a helper thread while the window is being set up.
     func prepareContent()
+    /// Hands what should survive a restart to the saved-state store (called at shutdown).
+    func saveState()
+    /// Shown and running (true) or paused behind another scene or the screensaver (false):
+    /// physics and timers stop while paused and resume where they were.
+    func setActive(_ active: Bool)
 }
 
 extension Scene {
     public func prepareContent() {}
+    public func saveState() {}
+    public func setActive(_ active: Bool) {}
 }

@@ -29,4 +29,7 @@ open class ViewScene: Responder, Scene {
     open var isAnimating: Bool { root.isAnimating }
     public func draw(in canvas: Canvas) { root.render(in: canvas) }
     public func prepareContent() { root.prepareContent() }
+    open func saveState() {}
+    /// Pausing cancels the touches in progress, so nothing stays pressed behind another scene.
+    open func setActive(_ active: Bool) { if !active { root.cancelAllTouches(at: root.scheduler.now) } }
 }

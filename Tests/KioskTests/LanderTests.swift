@@ -1,0 +1,265 @@
+import Testing
+@testable import Kiosk
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct LanderPhysicsTests {
+    func freshModel() -> LanderModel {
+        var m = LanderModel(seed: 7, aspect: 16.0 / 9)
+        m.reset()
+        return m
+    }
+
+    @Test func freeFallFollowsLunarGravity() {
+        var m = freshModel()
+        let y0 = m.positionMetres.y
+        m.advance(by: 0.25); m.advance(by: 0.25); m.advance(by: 0.25); m.advance(by: 0.25) // 1 s
+        let fall = y0 - m.positionMetres.y
+        #expect(m.steps == 120)
+        #expect(abs(fall - 0.5 * LanderModel.gravity) < 0.01 * 0.5 * LanderModel.gravity + 0.01, "fell \(fall)")
+        #expect(abs(m.state.vy + LanderModel.gravity) < 1e-9)
+    }
+
+    @Test func thrustAcceleratesAlongTheHeadingAndBurnsFuel() {
+        var m = freshModel()
+        m.engineOn = true
+        m.advance(by: 0.25); m.advance(by: 0.25)
+        #expect(abs(m.state.vy - 0.5 * (LanderModel.thrust - LanderModel.gravity)) < 1e-9)
+        #expect(abs(m.state.fuel - (100 - 0.5 * LanderModel.burnRate)) < 1e-9)
+        // Tilted a quarter turn: thrust pushes sideways.
+        var side = freshModel()
+        side.state.heading = .pi / 2
+        side.engineOn = true
+        side.advance(by: 0.25); side.advance(by: 0.25)
+        #expect(abs(side.state.vx - 0.5 * LanderModel.thrust) < 1e-9)
+    }
+
+    @Test func anEmptyTankStopsTheEngine() {
+        var m = freshModel()
+        m.state.fuel = 0.5
+        m.engineOn = true
+        m.advance(by: 0.25); m.advance(by: 0.25)
+        #expect(m.state.fuel == 0)
+        #expect(!m.engineFiring)
+        let vy = m.state.vy
+        m.advance(by: 0.25)
+        #expect(abs((m.state.vy - vy) + 0.25 * LanderModel.gravity) < 1e-9) // gravity only
+    }
+
+    @Test func turningChangesHeadingAtTheTurnRate() {
+        var m = freshModel()
+        m.turning = 1
+        m.advance(by: 0.25); m.advance(by: 0.25)
+        #expect(abs(m.state.heading - 0.5 * LanderModel.turnRate) < 1e-9)
+    }
+
+    @Test func theSameInputsGiveTheSameFlight() {
+        func fly(_ chunks: [Double]) -> LanderState {
+            var m = freshModel()
+            var t = 0.0
+            for c in chunks { t += c; m.engineOn = Int(t * 3) % 2 == 0; m.turning = Int(t) % 3 - 1; m.advance(by: c) }
+            return m.state
+        }
+        // Different frame rates, same fixed steps.
+        let a = fly(Array(repeating: 1.0 / 60, count: 600))
+        let b = fly(Array(repeating: 1.0 / 60, count: 600))
+        #expect(a == b)
+    }
+
+    @Test func touchdownTable() {
+        let t = LanderModel.touchdown
+        #expect(t(true, 0, 0, -1.9) == .landed)
+        #expect(t(true, 0.17, 0.9, -2) == .landed)            // 9.7°, 0.9 m/s across
+        #expect(t(true, 0, 0, -3) == .hardLanding)
+        #expect(t(true, 0, 0, -5) == .hardLanding)
+        #expect(t(true, 0, 0, -5.1) == .crashed)
+        #expect(t(true, 0.2, 0, -1) == .crashed)              // 11.5° tilt
+        #expect(t(true, 0, 1.2, -1) == .crashed)              // sliding sideways
+        #expect(t(false, 0, 0, -0.5) == .crashed)             // off the pad
+    }
+
+    @Test func aGentleDescentOntoThePadLands() {
+        var m = freshModel()
+        let pad = (m.terrain.padStart + m.terrain.padEnd) / 2
+        m.state.x = pad / m.worldWidth
+        // 0.5 m above the pad at 1 m/s: v² = 1 + 2·1.62·0.5 → 1.62 m/s at touchdown.
+        m.state.y = (m.terrain.padHeight + 0.5) / LanderModel.worldHeight
+        m.state.vy = -1
+        m.advance(by: 0.25); m.advance(by: 0.25); m.advance(by: 0.25); m.advance(by: 0.25)
+        #expect(m.state.outcome == .landed)
+        let steps = m.steps
+        m.advance(by: 1)
+        #expect(m.steps == steps) // nothing moves after touchdown
+    }
+
+    @Test func leavingSidewaysWrapsAround() {
+        var m = freshModel()
+        m.state.x = 0.999
+        m.state.vx = 20
+        m.advance(by: 0.25)
+        #expect(m.state.x < 0.1)
+    }
+
+    @Test func resizingKeepsTheFlightInProportion() {
+        var m = freshModel()
+        m.state.x = 0.3; m.state.vx = 2
+        let t1 = m.terrain
+        m.resize(aspect: 9.0 / 16)
+        #expect(m.state.x == 0.3 && m.state.vx == 2)
+        #expect(abs(m.worldWidth - 56.25) < 1e-9)
+        m.resize(aspect: 16.0 / 9)
+        #expect(m.terrain == t1) // the same ground again from the same seed
+        #expect(abs(m.terrain.padEnd - m.terrain.padStart - 14) < 1e-9)
+    }
+
+    @Test func savedValuesOutOfRangeAreNotPlausible() {
+        var s = LanderState()
+        #expect(s.isPlausible)
+        s.fuel = 150
+        #expect(!s.isPlausible)
+        s = LanderState(); s.x = .nan
+        #expect(!s.isPlausible)
+    }
+}
+
+@Suite struct LanderSceneTests {
+    final class Rig {
+        let scheduler = ManualScheduler()
+        let scene: LanderScene
+        init(store: StateStore? = nil, w: Double = 1920, h: Double = 1080, report: @escaping (String) -> Void = { _ in }) {
+            scene = LanderScene(fonts: FontCache(), scheduler: scheduler, store: store, report: report)
+            scene.layout(DisplayInfo(size: Size(width: w, height: h)))
+            scene.advance(to: 0)
+        }
+        var now: Double { scheduler.now }
+        func send(_ pts: [TouchPoint], after dt: Double = 0.016) {
+            scene.advance(to: now + dt)
+            scene.handle(TouchBatch(time: 0, points: pts), at: now)
+        }
+        func centre(_ role: ControlPad.Role) -> Point {
+            let b = scene.pad.buttons[role.rawValue]
+            return b.convert(Point(x: b.bounds.midX, y: b.bounds.midY), to: nil)
+        }
+    }
+
+    @Test func twoThumbsFireAndTurnAtOnceAndEachLiftStopsItsOwn() {
+        let r = Rig()
+        let fire = r.centre(.fire), port = r.centre(.port)
+        r.send([touch(1, .began, fire.x, fire.y), touch(2, .began, port.x, port.y)])
+        #expect(r.scene.model.engineOn && r.scene.model.turning == -1)
+        #expect(r.scene.pad.buttons[1].alpha == 0.75 && r.scene.pad.buttons[2].alpha == 0.5)
+        r.send([touch(2, .ended, port.x, port.y)])
+        #expect(r.scene.model.engineOn && r.scene.model.turning == 0)
+        r.send([touch(1, .cancelled, fire.x, fire.y)])
+        #expect(!r.scene.model.engineOn)
+    }
+
+    @Test func slidingAFingerSwitchesButtons() {
+        let r = Rig()
+        let port = r.centre(.port), fire = r.centre(.fire), star = r.centre(.starboard)
+        r.send([touch(1, .began, port.x, port.y)])
+        #expect(r.scene.model.turning == -1)
+        r.send([touch(1, .moved, fire.x, fire.y)])
+        #expect(r.scene.model.turning == 0 && r.scene.model.engineOn)
+        r.send([touch(1, .moved, star.x, star.y)])
+        #expect(r.scene.model.turning == 1 && !r.scene.model.engineOn)
+        r.send([touch(1, .ended, star.x, star.y)])
+        #expect(r.scene.model.turning == 0)
+    }
+
+    @Test func thrustMakesTheShipClimb() {
+        let r = Rig()
+        let fire = r.centre(.fire)
+        let y0 = r.scene.model.positionMetres.y
+        r.send([touch(1, .began, fire.x, fire.y)])
+        for _ in 0..<60 { r.scene.advance(to: r.now + 1.0 / 60) }
+        #expect(r.scene.model.positionMetres.y > y0)
+        #expect(r.scene.ship.center.y < r.scene.root.bounds.height * 0.3) // drawn higher up
+    }
+
+    @Test func doubleTapOutsideThePadResetsButNotOnThePad() {
+        let r = Rig()
+        for _ in 0..<60 { r.scene.advance(to: r.now + 1.0 / 60) }
+        let fallen = r.scene.model.state.y
+        #expect(fallen < 0.75)
+        let fire = r.centre(.fire)
+        for _ in 0..<2 { r.send([touch(1, .began, fire.x, fire.y)], after: 0.1); r.send([touch(1, .ended, fire.x, fire.y)], after: 0.05) }
+        #expect(r.scene.model.state.y < 0.75)
+        for _ in 0..<2 { r.send([touch(1, .began, 400, 300)], after: 0.1); r.send([touch(1, .ended, 400, 300)], after: 0.05) }
+        #expect(r.scene.model.state.y == 0.75 && r.scene.model.state.vy == 0)
+    }
+
+    @Test func holdingTheGripMovesThePadAndItIsRemembered() throws {
+        let dir = "/tmp/kiosk-lander-\(getpid())-pad"
+        defer { _ = system("rm -rf \(dir)") }
+        let store = StateStore(directory: dir)
+        let r = Rig(store: store)
+        let g = r.scene.pad.grip
+        let gp = g.convert(Point(x: g.bounds.midX, y: g.bounds.midY), to: nil)
+        r.send([touch(1, .began, gp.x, gp.y)])
+        r.scene.advance(to: r.now + 1.05)
+        r.send([touch(1, .moved, 500, 700)])
+        r.send([touch(1, .ended, 500, 700)])
+        #expect(abs(r.scene.pad.center.x - 500) < 1e-6 && r.scene.pad.frame.maxY < 700)
+        r.scene.saveState()
+        let again = Rig(store: store)
+        #expect(abs(again.scene.pad.center.x - 500) < 1e-6)
+    }
+
+    @Test func keyboardFliesTheShip() {
+        let r = Rig()
+        r.scene.handle(KeyEvent(keysym: 0xff52, text: "", pressed: true), at: r.now)
+        r.scene.handle(KeyEvent(keysym: 0xff53, text: "", pressed: true), at: r.now)
+        #expect(r.scene.model.engineOn && r.scene.model.turning == 1)
+        r.scene.handle(KeyEvent(keysym: 0xff52, text: "", pressed: false), at: r.now)
+        #expect(!r.scene.model.engineOn)
+    }
+
+    @Test func pausedPhysicsStopsAndResumes() {
+        let r = Rig()
+        r.scene.setActive(false)
+        let s = r.scene.model.state
+        r.scene.advance(to: r.now + 5)
+        #expect(r.scene.model.state == s && !r.scene.isAnimating)
+        r.scene.setActive(true)
+        r.scene.advance(to: r.now + 0.1)
+        r.scene.advance(to: r.now + 0.1)
+        #expect(r.scene.model.state != s)
+        #expect(abs(r.scene.model.state.vy + 0.1 * LanderModel.gravity) < 0.02) // resumed, no jump
+    }
+
+    @Test func flightStateRoundTripsAndBadFilesFallBack() throws {
+        let dir = "/tmp/kiosk-lander-\(getpid())-state"
+        defer { _ = system("rm -rf \(dir)") }
+        var lines: [String] = []
+        let store = StateStore(directory: dir, report: { lines.append($0) })
+        let r = Rig(store: store)
+        for _ in 0..<30 { r.scene.advance(to: r.now + 1.0 / 60) }
+        r.scene.saveState()
+        let saved = r.scene.model.state
+        #expect(Rig(store: store).scene.model.state == saved)
+        // Corrupt: one line, fresh flight.
+        let f = fopen(store.path("lander"), "w")!; fputs("{\"version\": 1, \"flight\": {\"x\": ", f); fclose(f)
+        let fresh = Rig(store: store)
+        #expect(fresh.scene.model.state.y == 0.75 && lines.count == 1 && lines[0].contains("lander.json"))
+        // Out of range: one more line, fresh flight.
+        let g = fopen(store.path("lander"), "w")!
+        fputs("{\"version\":1,\"flight\":{\"x\":0.5,\"y\":0.5,\"vx\":0,\"vy\":0,\"heading\":0,\"fuel\":900,\"outcome\":\"flying\"}}", g); fclose(g)
+        #expect(Rig(store: store, report: { lines.append($0) }).scene.model.state.fuel == 100 && lines.count == 2)
+        // The file is private to the kiosk user.
+        r.scene.saveState()
+        var st = stat()
+        stat(store.path("lander"), &st)
+        #expect(st.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func rotationKeepsTheFlightAndMovesThePadToItsCorner() {
+        let r = Rig()
+        r.scene.model.state.x = 0.3
+        r.scene.layout(DisplayInfo(size: Size(width: 1080, height: 1920)))
+        #expect(r.scene.model.state.x == 0.3)
+        #expect(r.scene.pad.frame.maxX <= 1080 && r.scene.pad.frame.maxY <= 1920 && r.scene.pad.frame.maxY > 1700)
+        #expect(abs(r.scene.ship.center.x - 0.3 * 1080) < 1e-6)
+    }
+}
