@@ -263,3 +263,41 @@ import Glibc
         #expect(abs(r.scene.ship.center.x - 0.3 * 1080) < 1e-6)
     }
 }
+
+@Suite struct LanderAssetsAndOutcomeTests {
+    @Test func themeRocketImagesAreUsedAndABrokenOneIsReportedOnce() throws {
+        let dir = "/tmp/kiosk-theme-\(getpid())"
+        defer { _ = system("rm -rf \(dir)") }
+        mkdir(dir, 0o755)
+        let red = Image(pixelSize: PixelSize(width: 20, height: 32))!
+        Canvas(image: red).clear(Color(red: 1, green: 0, blue: 0))
+        try PNG.write(red, path: dir + "/rocket.png")
+        let f = fopen(dir + "/rocket_firing.png", "w")!; fputs("not a png", f); fclose(f)
+        var lines: [String] = []
+        let scene = LanderScene(fonts: FontCache(), themeDirectory: dir, report: { lines.append($0) })
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 800, height: 450)))
+        r.renderFrame()
+        #expect(lines.count == 1 && lines[0].contains("rocket_firing.png"))
+        let c = scene.ship.convert(Point(x: scene.ship.bounds.midX, y: scene.ship.bounds.midY), to: nil)
+        let px = channels(r.image.pixel(x: Int(c.x), y: Int(c.y)))
+        #expect(px.r > 200 && px.g < 40 && px.b < 40) // the PNG, not the white vector rocket
+    }
+
+    @Test func aCrashShowsTheMessageAndFlyAgainStartsOver() {
+        let scheduler = ManualScheduler()
+        let scene = LanderScene(fonts: FontCache(), scheduler: scheduler)
+        scene.layout(DisplayInfo(size: Size(width: 1280, height: 720)))
+        scene.advance(to: 0)
+        scene.model.state.vy = -30 // far too fast
+        var t = 0.0
+        while scene.model.isFlying && t < 10 { t += 1.0 / 60; scene.advance(to: t) }
+        #expect(scene.model.state.outcome == .crashed)
+        #expect(!scene.message.isHidden && scene.message.text == "Crashed" && !scene.flyAgain.isHidden)
+        #expect(!scene.isAnimating) // a finished flight needs no frames
+        let b = scene.flyAgain.convert(Point(x: scene.flyAgain.bounds.midX, y: scene.flyAgain.bounds.midY), to: nil)
+        scene.handle(TouchBatch(time: 0, points: [touch(1, .began, b.x, b.y)]), at: t)
+        scene.handle(TouchBatch(time: 0, points: [touch(1, .ended, b.x, b.y)]), at: t + 0.05)
+        scene.advance(to: t + 0.1)
+        #expect(scene.model.isFlying && scene.message.isHidden && scene.flyAgain.isHidden)
+    }
+}
