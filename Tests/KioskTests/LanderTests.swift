@@ -124,28 +124,18 @@ import Glibc
 }
 
 @Suite struct LanderSceneTests {
-    final class Rig {
-        let scheduler = ManualScheduler()
-        let scene: LanderScene
-        init(store: StateStore? = nil, w: Double = 1920, h: Double = 1080, report: @escaping (String) -> Void = { _ in }) {
-            scene = LanderScene(fonts: FontCache(), scheduler: scheduler, store: store, report: report)
-            scene.layout(DisplayInfo(size: Size(width: w, height: h)))
-            scene.advance(to: 0)
-        }
-        var now: Double { scheduler.now }
-        func send(_ pts: [TouchPoint], after dt: Double = 0.016) {
-            scene.advance(to: now + dt)
-            scene.handle(TouchBatch(time: 0, points: pts), at: now)
-        }
-        func centre(_ role: ControlPad.Role) -> Point {
-            let b = scene.pad.buttons[role.rawValue]
-            return b.convert(Point(x: b.bounds.midX, y: b.bounds.midY), to: nil)
-        }
+    typealias Rig = SceneRig<LanderScene>
+    func rig(store: StateStore? = nil, size: Size = Size(width: 1920, height: 1080), report: @escaping (String) -> Void = { _ in }) -> Rig {
+        Rig(size: size) { LanderScene(fonts: $0, scheduler: $1, store: store, report: report) }
+    }
+    func centre(_ r: Rig, _ role: ControlPad.Role) -> Point {
+        let b = r.scene.pad.buttons[role.rawValue]
+        return b.convert(Point(x: b.bounds.midX, y: b.bounds.midY), to: nil)
     }
 
     @Test func twoThumbsFireAndTurnAtOnceAndEachLiftStopsItsOwn() {
-        let r = Rig()
-        let fire = r.centre(.fire), port = r.centre(.port)
+        let r = rig()
+        let fire = centre(r, .fire), port = centre(r, .port)
         r.send([touch(1, .began, fire.x, fire.y), touch(2, .began, port.x, port.y)])
         #expect(r.scene.model.engineOn && r.scene.model.turning == -1)
         #expect(r.scene.pad.buttons[1].alpha == 0.75 && r.scene.pad.buttons[2].alpha == 0.5)
@@ -156,8 +146,8 @@ import Glibc
     }
 
     @Test func slidingAFingerSwitchesButtons() {
-        let r = Rig()
-        let port = r.centre(.port), fire = r.centre(.fire), star = r.centre(.starboard)
+        let r = rig()
+        let port = centre(r, .port), fire = centre(r, .fire), star = centre(r, .starboard)
         r.send([touch(1, .began, port.x, port.y)])
         #expect(r.scene.model.turning == -1)
         r.send([touch(1, .moved, fire.x, fire.y)])
@@ -169,8 +159,8 @@ import Glibc
     }
 
     @Test func thrustMakesTheShipClimb() {
-        let r = Rig()
-        let fire = r.centre(.fire)
+        let r = rig()
+        let fire = centre(r, .fire)
         let y0 = r.scene.model.positionMetres.y
         r.send([touch(1, .began, fire.x, fire.y)])
         for _ in 0..<60 { r.scene.advance(to: r.now + 1.0 / 60) }
@@ -179,11 +169,11 @@ import Glibc
     }
 
     @Test func doubleTapOutsideThePadResetsButNotOnThePad() {
-        let r = Rig()
+        let r = rig()
         for _ in 0..<60 { r.scene.advance(to: r.now + 1.0 / 60) }
         let fallen = r.scene.model.state.y
         #expect(fallen < 0.75)
-        let fire = r.centre(.fire)
+        let fire = centre(r, .fire)
         for _ in 0..<2 { r.send([touch(1, .began, fire.x, fire.y)], after: 0.1); r.send([touch(1, .ended, fire.x, fire.y)], after: 0.05) }
         #expect(r.scene.model.state.y < 0.75)
         for _ in 0..<2 { r.send([touch(1, .began, 400, 300)], after: 0.1); r.send([touch(1, .ended, 400, 300)], after: 0.05) }
@@ -194,7 +184,7 @@ import Glibc
         let dir = "/tmp/kiosk-lander-\(getpid())-pad"
         defer { _ = system("rm -rf \(dir)") }
         let store = StateStore(directory: dir)
-        let r = Rig(store: store)
+        let r = rig(store: store)
         let g = r.scene.pad.grip
         let gp = g.convert(Point(x: g.bounds.midX, y: g.bounds.midY), to: nil)
         r.send([touch(1, .began, gp.x, gp.y)])
@@ -203,12 +193,12 @@ import Glibc
         r.send([touch(1, .ended, 500, 700)])
         #expect(abs(r.scene.pad.center.x - 500) < 1e-6 && r.scene.pad.frame.maxY < 700)
         r.scene.saveState()
-        let again = Rig(store: store)
+        let again = rig(store: store)
         #expect(abs(again.scene.pad.center.x - 500) < 1e-6)
     }
 
     @Test func keyboardFliesTheShip() {
-        let r = Rig()
+        let r = rig()
         r.scene.handle(KeyEvent(keysym: 0xff52, text: "", pressed: true), at: r.now)
         r.scene.handle(KeyEvent(keysym: 0xff53, text: "", pressed: true), at: r.now)
         #expect(r.scene.model.engineOn && r.scene.model.turning == 1)
@@ -217,7 +207,7 @@ import Glibc
     }
 
     @Test func pausedPhysicsStopsAndResumes() {
-        let r = Rig()
+        let r = rig()
         r.scene.setActive(false)
         let s = r.scene.model.state
         r.scene.advance(to: r.now + 5)
@@ -234,19 +224,19 @@ import Glibc
         defer { _ = system("rm -rf \(dir)") }
         var lines: [String] = []
         let store = StateStore(directory: dir, report: { lines.append($0) })
-        let r = Rig(store: store)
+        let r = rig(store: store)
         for _ in 0..<30 { r.scene.advance(to: r.now + 1.0 / 60) }
         r.scene.saveState()
         let saved = r.scene.model.state
-        #expect(Rig(store: store).scene.model.state == saved)
+        #expect(rig(store: store).scene.model.state == saved)
         // Corrupt: one line, fresh flight.
         let f = fopen(store.path("lander"), "w")!; fputs("{\"version\": 1, \"flight\": {\"x\": ", f); fclose(f)
-        let fresh = Rig(store: store)
+        let fresh = rig(store: store)
         #expect(fresh.scene.model.state.y == 0.75 && lines.count == 1 && lines[0].contains("lander.json"))
         // Out of range: one more line, fresh flight.
         let g = fopen(store.path("lander"), "w")!
         fputs("{\"version\":1,\"flight\":{\"x\":0.5,\"y\":0.5,\"vx\":0,\"vy\":0,\"heading\":0,\"fuel\":900,\"outcome\":\"flying\"}}", g); fclose(g)
-        #expect(Rig(store: store, report: { lines.append($0) }).scene.model.state.fuel == 100 && lines.count == 2)
+        #expect(rig(store: store, report: { lines.append($0) }).scene.model.state.fuel == 100 && lines.count == 2)
         // The file is private to the kiosk user.
         r.scene.saveState()
         var st = stat()
@@ -255,7 +245,7 @@ import Glibc
     }
 
     @Test func rotationKeepsTheFlightAndMovesThePadToItsCorner() {
-        let r = Rig()
+        let r = rig()
         r.scene.model.state.x = 0.3
         r.scene.layout(DisplayInfo(size: Size(width: 1080, height: 1920)))
         #expect(r.scene.model.state.x == 0.3)

@@ -66,3 +66,21 @@ final class RecordingResponder: Responder {
 
 func approx(_ a: Double, _ b: Double, _ eps: Double = 1e-6) -> Bool { abs(a - b) <= eps }
 func approx(_ a: Point, _ b: Point, _ eps: Double = 1e-6) -> Bool { approx(a.x, b.x, eps) && approx(a.y, b.y, eps) }
+
+/// A view scene on a manual clock, driven with scripted touch batches.
+final class SceneRig<S: ViewScene> {
+    let scheduler = ManualScheduler()
+    let scene: S
+    init(size: Size = Size(width: 1920, height: 1080), make: (FontCache, ManualScheduler) -> S) {
+        scene = make(FontCache(), scheduler)
+        scene.layout(DisplayInfo(size: size))
+        scene.advance(to: 0)
+    }
+    var now: Double { scheduler.now }
+    /// Advances by `dt`, then delivers the batch.
+    func send(_ pts: [TouchPoint], after dt: Double = 0.016) {
+        scene.advance(to: now + dt)
+        scene.handle(TouchBatch(time: 0, points: pts), at: now)
+    }
+    func wait(_ dt: Double) { scene.advance(to: now + dt) }
+}

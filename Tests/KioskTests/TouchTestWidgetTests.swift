@@ -3,24 +3,11 @@ import Testing
 
 /// The touch-pattern widgets of the Touch test scene, driven with scripted touches.
 @Suite struct TouchTestWidgetTests {
-    final class Rig {
-        let scheduler = ManualScheduler()
-        let scene: TouchTestScene
-        init(_ w: Double = 1920, _ h: Double = 1080) {
-            scene = TouchTestScene(fonts: FontCache(), scheduler: scheduler)
-            scene.layout(DisplayInfo(size: Size(width: w, height: h)))
-            scene.advance(to: 0)
-        }
-        var now: Double { scheduler.now }
-        func send(_ pts: [TouchPoint], after dt: Double = 0.016) {
-            scene.advance(to: now + dt)
-            scene.handle(TouchBatch(time: 0, points: pts), at: now)
-        }
-        func wait(_ dt: Double) { scene.advance(to: now + dt) }
-    }
+    typealias Rig = SceneRig<TouchTestScene>
+    func rig() -> Rig { Rig { TouchTestScene(fonts: $0, scheduler: $1) } }
 
     @Test func twoFingersTurnAndScaleTheSpinner() {
-        let r = Rig()
+        let r = rig()
         let c = r.scene.spinner.center
         r.send([touch(1, .began, c.x - 40, c.y), touch(2, .began, c.x + 40, c.y)])
         for i in 1...10 {
@@ -34,7 +21,7 @@ import Testing
     }
 
     @Test func theFollowerRidesAboveTheFinger() {
-        let r = Rig()
+        let r = rig()
         let f = r.scene.follower
         let start = f.center
         r.send([touch(1, .began, start.x, start.y)])
@@ -46,7 +33,7 @@ import Testing
     }
 
     @Test func holdingOneSecondShowsTheBubbleUntilRelease() {
-        let r = Rig()
+        let r = rig()
         let b = r.scene.holdButton.center
         r.send([touch(1, .began, b.x, b.y)])
         r.wait(0.9)
@@ -60,7 +47,7 @@ import Testing
     }
 
     @Test func theSmallTargetTakesTapsInItsEnlargedArea() {
-        let r = Rig()
+        let r = rig()
         let t = r.scene.target.frame
         #expect(t.width < 25) // small on screen
         let x = t.maxX + 8, y = t.midY // outside the drawing, inside the hot area
@@ -73,7 +60,7 @@ import Testing
     }
 
     @Test func aSwipeOnTheGridIsShownAndMarkersStillFollow() {
-        let r = Rig()
+        let r = rig()
         r.send([touch(1, .began, 300, 600)])
         for i in 1...5 { r.send([touch(1, .moved, 300 + Double(i) * 30, 600)], after: 0.02) }
         #expect(r.scene.model.fingers.first?.location == Point(x: 450, y: 600))
