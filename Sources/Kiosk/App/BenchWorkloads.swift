@@ -73,7 +73,7 @@ enum BenchWorkloads {
 }
 
 /// A small, fast, seedable random generator (SplitMix64): repeatable runs for tests and benches.
-public struct SplitMix64 {
+public struct SplitMix64: Sendable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {

@@ -114,6 +114,12 @@ extension KioskCommand {
                 switch options.scene {
                 case "labels": return BenchWorkloads.FallingLabels(count: items, fonts: fonts)
                 case "drag": return BenchWorkloads.Drag(fonts: fonts)
+                case "words" where items > 0:
+                    // Spawn often enough that about `items` labels are falling at any time.
+                    var c = FallingWordsConfig()
+                    let fall = (Double(parseSize(options.size)?.height ?? 1080) + 1.5 * c.baseSize.height) / c.speed
+                    c.interval = fall / Double(items)
+                    return FallingWordsScene(fonts: fonts, config: c)
                 default: return nil
                 }
             })
@@ -122,6 +128,10 @@ extension KioskCommand {
             case "labels":
                 result = runIdleBench(renderer: r, frames: frames)
                 print("workload labels at \(options.size) scale \(options.scale), \(items) labels, text as \(text)")
+            case "words" where items > 0:
+                r.run(until: 20) // fill the screen first
+                result = runIdleBench(renderer: r, frames: frames)
+                print("scene words at \(options.size) scale \(options.scale), \((r.stage.scene as? FallingWordsScene)?.labelCount ?? 0) labels falling")
             case "drag":
                 result = runTouchBench(renderer: r, frames: frames, fingers: 1, path: .dragFromCentre)
                 print("workload drag at \(options.size) scale \(options.scale), one finger dragging a 50×50 view")

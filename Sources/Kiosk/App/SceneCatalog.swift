@@ -1,6 +1,6 @@
 /// The scenes Kiosk can show, by the names used on the command line and in settings.
 enum SceneCatalog {
-    static let names = ["touch", "lander"]
+    static let names = ["touch", "lander", "words"]
     static let defaultName = "touch"
 
     /// The scene's canonical name for `name` or one of its aliases (case-insensitive), else nil.
@@ -8,6 +8,7 @@ enum SceneCatalog {
         switch name.lowercased() {
         case "touch", "touch-test", "touchtest": return "touch"
         case "lander", "lunar-lander": return "lander"
+        case "words", "falling-words", "screensaver": return "words"
         default: return nil
         }
     }
@@ -19,6 +20,7 @@ enum SceneCatalog {
         switch canonicalName(name) {
         case "touch": return TouchTestScene(fonts: fonts, scheduler: scheduler)
         case "lander": return LanderScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
+        case "words": return FallingWordsScene(fonts: fonts, scheduler: scheduler)
         default: return nil
         }
     }
