@@ -107,3 +107,28 @@ import Glibc
     @Test func landerLandscape() throws { try GoldenImageTests().assertMatches(try render(1280, 720), "lander-landscape") }
     @Test func landerPortrait() throws { try GoldenImageTests().assertMatches(try render(720, 1280), "lander-portrait") }
 }
+
+@Suite struct WordsAndTilesGoldenTests {
+    func words(_ w: Double, _ h: Double) throws -> Image {
+        let r = try HeadlessRenderer(scene: FallingWordsScene(fonts: FontCache()), info: DisplayInfo(size: Size(width: w, height: h)))
+        r.run(until: 5)
+        return r.image
+    }
+    func tiles(_ w: Double, _ h: Double) throws -> Image {
+        let scene = TileBoardScene(fonts: FontCache())
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: w, height: h)))
+        r.renderFrame()
+        for i in [0, 3, 5] {
+            let p = scene.board.convert(scene.tileFrame(index: i).center, to: nil)
+            scene.handle(TouchBatch(time: 0, points: [touch(1, .began, p.x, p.y)]), at: r.clock.now)
+            scene.handle(TouchBatch(time: 0, points: [touch(1, .ended, p.x, p.y)]), at: r.clock.now)
+            r.clock.advance(by: 1)
+        }
+        r.run(until: r.clock.now + 1)
+        return r.image
+    }
+    @Test func wordsLandscape() throws { try GoldenImageTests().assertMatches(try words(1280, 720), "words-landscape") }
+    @Test func wordsPortrait() throws { try GoldenImageTests().assertMatches(try words(720, 1280), "words-portrait") }
+    @Test func tilesLandscape() throws { try GoldenImageTests().assertMatches(try tiles(1280, 720), "tiles-landscape") }
+    @Test func tilesPortrait() throws { try GoldenImageTests().assertMatches(try tiles(720, 1280), "tiles-portrait") }
+}

@@ -1,6 +1,6 @@
 /// The scenes Kiosk can show, by the names used on the command line and in settings.
 enum SceneCatalog {
-    static let names = ["touch", "lander", "words"]
+    static let names = ["touch", "lander", "words", "tiles"]
     static let defaultName = "touch"
 
     /// The scene's canonical name for `name` or one of its aliases (case-insensitive), else nil.
@@ -9,6 +9,7 @@ enum SceneCatalog {
         case "touch", "touch-test", "touchtest": return "touch"
         case "lander", "lunar-lander": return "lander"
         case "words", "falling-words", "screensaver": return "words"
+        case "tiles", "tile-board", "board": return "tiles"
         default: return nil
         }
     }
@@ -21,6 +22,7 @@ enum SceneCatalog {
         case "touch": return TouchTestScene(fonts: fonts, scheduler: scheduler)
         case "lander": return LanderScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
         case "words": return FallingWordsScene(fonts: fonts, scheduler: scheduler)
+        case "tiles": return TileBoardScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
         default: return nil
         }
     }

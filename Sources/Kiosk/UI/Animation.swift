@@ -135,7 +135,8 @@ final class Animator {
         context.running += 1
         let curve = context.curve, duration = context.duration
         running.append(Running(view: view, key: key, context: context, start: clock() + context.delay, step: { [unowned view] p in
-            view.setPresentation(key, T.interpolate(from, value, duration > 0 ? curve.value(p) : 1))
+            // The last frame lands exactly on the model value (a + (b - a)·1 need not equal b).
+            view.setPresentation(key, p >= 1 || duration <= 0 ? value : T.interpolate(from, value, curve.value(p)))
         }))
     }
 
