@@ -1,0 +1,47 @@
+"""End-to-end: the tile board under a real weston."""
+import time
+
+from harness import Kiosk, count_color, rgb, wait_until
+
+ACCENT = rgb(0x4FC3F7)
+OFF_FILL = rgb(0x1C232C)
+
+
+def geometry():
+    # 18 mm tiles, 2.5 mm gaps at the 96 dpi fallback, 16 pt margins (TileBoardModel).
+    mm = 96 / 25.4
+    tile, gap = 18 * mm, 2.5 * mm
+    cols = int((1920 - 32 + gap) // (tile + gap))
+    x0 = (1920 - (cols * tile + (cols - 1) * gap)) / 2
+    return tile, gap, x0
+
+
+def tile_box(i):
+    tile, gap, x0 = geometry()
+    x, y = x0 + i * (tile + gap), 16
+    return (x + 4, y + 4, x + tile - 4, y + tile - 4)
+
+
+def test_a_tap_selects_a_tile_and_remove_deletes_it(weston, tmp_path):
+    k = Kiosk(weston, "--verbose", "--scene", "tiles", env=weston.env(XDG_STATE_HOME=str(tmp_path)), protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        box = tile_box(2)
+        before = weston.screenshot()
+        assert count_color(before, box, OFF_FILL, tol=6) > 500  # an unselected tile
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        weston.send(f"down 0 {cx:.0f} {cy:.0f}", "frame", "up 0")
+        wait_until(lambda: count_color(weston.screenshot(), box, ACCENT, tol=20) > 500, timeout=3, what="the tile to turn on")
+        time.sleep(0.4)  # past the double-tap window
+        weston.send("down 1 822 1036", "frame", "up 1")  # the Remove button
+        k.wait_for(r"\b1 ended")
+
+        def gone():
+            img = weston.screenshot()
+            return count_color(img, box, ACCENT, tol=20) == 0
+        wait_until(gone, timeout=3, what="the removed tile to disappear")
+        time.sleep(0.7)  # the next tile has slid into the place
+        img = weston.screenshot()
+        assert count_color(img, box, OFF_FILL, tol=6) > 500
+    finally:
+        k.close()
