@@ -94,8 +94,6 @@ final class BufferChain {
         self.log = log
     }
 
-    var count: Int { buffers.count }
-    var busyCount: Int { buffers.filter(\.busy).count }
 
     /// A buffer of `size` that the compositor does not hold, or nil when all are busy and the
     /// chain is full (the caller then waits for a release).

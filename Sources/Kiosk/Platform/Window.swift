@@ -215,12 +215,9 @@ final class Window {
         wl_surface_commit(surface)
         chain.didPresent(buffer, damage: reported)
         framesPresented += 1
-        lastDamageArea = reported.area
         if framesPresented == 1 { onFirstFrame?() }
         if delegate.windowWantsAnotherFrame(self) { needsRedraw = true }
     }
-    /// Pixels reported as damaged by the last commit (for stats and tests).
-    private(set) var lastDamageArea = 0
 
     private func requestFrameCallback() {
         let cb = wl_surface_frame(surface)!

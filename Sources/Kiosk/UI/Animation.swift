@@ -123,7 +123,6 @@ final class Animator {
     var clock: () -> Double = { 0 }
 
     var isActive: Bool { !running.isEmpty }
-    var count: Int { running.count }
 
     func animate<T: Interpolatable>(_ view: View, _ key: WritableKeyPath<View.Presentation, T>, to value: T, context: AnimationContext) {
         let from = view.presentation[keyPath: key] // from what is on screen now

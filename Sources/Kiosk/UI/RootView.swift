@@ -31,6 +31,7 @@ public final class RootView: View {
         self.fonts = fonts
         self.scheduler = scheduler
         super.init(frame: Rect(origin: .zero, size: info.size))
+        cachedRoot = self
         arena.root = self
         animator.clock = { [unowned self] in self.scheduler.now }
         invalidation.addAll()

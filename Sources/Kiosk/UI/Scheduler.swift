@@ -42,5 +42,4 @@ public final class ManualScheduler: Scheduler {
         }
         now = max(now, time)
     }
-    public var pendingCount: Int { entries.count }
 }

@@ -70,5 +70,4 @@ struct TapCounter {
         return 1
     }
     mutating func recordTap(at p: Point, time: Double, count: Int) { last = (p, time, count) }
-    mutating func reset() { last = nil }
 }

@@ -112,8 +112,9 @@ open class View: Responder {
     public private(set) var subviews: [View] = []
     /// The root this view is shown in, if any (kept up to date on insertion and removal:
     /// every property change needs it, so it is not searched for each time).
-    public var root: RootView? { (self as? RootView) ?? cachedRoot }
-    private weak var cachedRoot: RootView?
+    public var root: RootView? { cachedRoot }
+    /// Weak: a root holds its subtree, not the other way round (a root points at itself).
+    weak var cachedRoot: RootView?
     private func updateRoot(_ r: RootView?) {
         cachedRoot = r
         for s in subviews { s.updateRoot(r) }
