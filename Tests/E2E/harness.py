@@ -119,7 +119,9 @@ class Kiosk:
     def __init__(self, weston: Weston | None, *args, env=None, protocol=True):
         self.dir = Path(tempfile.mkdtemp(prefix="kiosk-run-"))
         self.stderr_path = self.dir / "stderr"
-        env = env if env is not None else weston.env()
+        env = dict(env if env is not None else weston.env())
+        # Each run keeps its saved state to itself unless the test shares a folder on purpose.
+        env.setdefault("XDG_STATE_HOME", str(self.dir / "state"))
         if protocol:
             env = dict(env, WAYLAND_DEBUG="client")
         self.started_ns = time.monotonic_ns()

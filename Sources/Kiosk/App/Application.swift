@@ -16,7 +16,7 @@ final class Application: WindowDelegate, InputSink {
     /// Run in order on SIGTERM/SIGINT before the process exits (saved state hangs off this).
     var shutdownHooks: [() -> Void] = []
 
-    init(sceneName: String, log: Logger, startNS: UInt64) throws {
+    init(sceneName: String?, idleTimeout: Double, startInScreensaver: Bool, log: Logger, startNS: UInt64) throws {
         self.log = log
         self.startNS = startNS
         // The event loop first: it blocks the signals it handles, which every thread started
@@ -25,18 +25,24 @@ final class Application: WindowDelegate, InputSink {
         scheduler = LoopScheduler(loop: loop)
         display = try Display(log: log, loop: loop)
         log.debug("startup: connected at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
-        var name = sceneName
-        if SceneCatalog.canonicalName(sceneName) == nil {
-            log.warning("unknown scene '\(sceneName)' (known: \(SceneCatalog.names.joined(separator: ", "))): showing '\(SceneCatalog.defaultName)'")
-            name = SceneCatalog.defaultName
+        let store = StateStore(report: { log.warning("\($0)") })
+        var name = SceneCatalog.defaultName
+        if let requested = sceneName {
+            if let n = SceneCatalog.canonicalName(requested) { name = n } else {
+                log.warning("unknown scene '\(requested)' (known: \(SceneCatalog.names.joined(separator: ", "))): showing '\(SceneCatalog.defaultName)'")
+            }
+        } else if let saved = store.load(ShellSaved.self, name: "shell"), let n = SceneCatalog.canonicalName(saved.scene) {
+            name = n // where the kiosk was at its last shutdown
         }
         let expected = display.expectedDisplayInfo
-        let store = StateStore(report: { log.warning("\($0)") })
         let theme = getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
         let scheduler = self.scheduler
         let prep = ScenePreparation(info: expected, log: log) { fonts in
-            SceneCatalog.make(name, fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
-                              report: { log.warning("\($0)") })!
+            Shell(names: SceneCatalog.publicScenes, start: name, fonts: fonts, scheduler: scheduler, idleTimeout: idleTimeout,
+                  startInScreensaver: startInScreensaver, store: store) { n in
+                SceneCatalog.make(n, fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
+                                  report: { log.warning("\($0)") })!
+            }
         }
         prep.start()
         preparation = prep

@@ -27,8 +27,14 @@ extension KioskCommand {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run the kiosk in the current Wayland session (the default).")
 
-        @Option(help: "The scene to show (\(SceneCatalog.names.joined(separator: ", "))).")
-        var scene: String = SceneCatalog.defaultName
+        @Option(help: "The scene to start with (\(SceneCatalog.names.joined(separator: ", "))); default: the one shown at the last shutdown, else touch.")
+        var scene: String?
+
+        @Option(help: "Seconds without input before the screensaver starts; 0 never.")
+        var idleTimeout: Double = 120
+
+        @Flag(help: "Start in screensaver mode.")
+        var screensaver = false
 
         @Flag(name: .shortAndLong, help: "Log input, configures and frame timing.")
         var verbose = false
@@ -37,7 +43,8 @@ extension KioskCommand {
             let start = EventLoop.monotonicNS()
             let log = makeLogger(verbose: verbose)
             do {
-                let app = try Application(sceneName: scene, log: log, startNS: start)
+                guard idleTimeout >= 0, idleTimeout.isFinite else { throw fail(log, "--idle-timeout \(idleTimeout): expected 0 (never) or more seconds") }
+                let app = try Application(sceneName: scene, idleTimeout: idleTimeout, startInScreensaver: screensaver, log: log, startNS: start)
                 let code = try app.run()
                 if code != 0 { throw ExitCode(code) }
             } catch let e as PlatformError {

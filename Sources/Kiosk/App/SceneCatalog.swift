@@ -2,6 +2,8 @@
 enum SceneCatalog {
     static let names = ["touch", "lander", "words", "tiles"]
     static let defaultName = "touch"
+    /// The scenes the public can switch between (the words scene is the screensaver).
+    static let publicScenes = ["touch", "lander", "tiles"]
 
     /// The scene's canonical name for `name` or one of its aliases (case-insensitive), else nil.
     static func canonicalName(_ name: String) -> String? {

@@ -1,0 +1,259 @@
+/// The kiosk shell: hosts the scenes the public may reach, switches between them (scene bar,
+/// F1–F4, a horizontal swipe in from a screen edge) with a short cross-fade, and shows the
+/// falling-words screensaver after `idleTimeout` seconds without input. The touch that wakes the
+/// screensaver is swallowed — it never presses what is underneath — and the previous scene
+/// comes back exactly as it was (it was paused, not reset).
+final class Shell: Scene {
+    let name = "shell"
+    private let names: [String]
+    private var scenes: [String: Scene] = [:]
+    private let make: (String) -> Scene
+    private let screensaver: Scene
+    private(set) var currentName: String
+    private(set) var showingScreensaver = false
+    private let scheduler: Scheduler
+    private let fonts: FontCache
+    /// Seconds without input before the screensaver; 0 never.
+    let idleTimeout: Double
+    var showsSceneBar = true
+    private var info = DisplayInfo(size: Size(width: 1, height: 1))
+    private var idleTimer: ScheduledTimer?
+    /// Touch ids being swallowed (the wake touch) or tracked as an edge swipe.
+    private var swallowed = Set<Int32>()
+    private var edgeSwipes: [Int32: (start: Point, time: Double)] = [:]
+    private var barTouches: [Int32: Int] = [:]
+    private var transition: (snapshot: Image, start: Double)?
+    private var time = 0.0
+    static let fade = 0.3
+
+    private let store: StateStore?
+
+    init(names: [String], start: String, fonts: FontCache, scheduler: Scheduler, idleTimeout: Double,
+         startInScreensaver: Bool = false, store: StateStore? = nil, make: @escaping (String) -> Scene) {
+        self.store = store
+        self.names = names.isEmpty ? [start] : names
+        self.make = make
+        self.fonts = fonts
+        self.scheduler = scheduler
+        self.idleTimeout = max(0, idleTimeout)
+        currentName = self.names.contains(start) ? start : self.names[0]
+        screensaver = make("words")
+        screensaver.setActive(false)
+        showingScreensaver = startInScreensaver
+        if startInScreensaver { screensaver.setActive(true) }
+    }
+
+    var current: Scene {
+        if let s = scenes[currentName] { return s }
+        let s = make(currentName)
+        s.layout(info)
+        scenes[currentName] = s
+        return s
+    }
+    private var active: Scene { showingScreensaver ? screensaver : current }
+    var invalidation: Invalidation { active.invalidation }
+
+    func layout(_ info: DisplayInfo) {
+        self.info = info
+        current.layout(info)
+        screensaver.layout(info)
+        for (n, s) in scenes where n != currentName { s.layout(info) }
+        current.setActive(!showingScreensaver)
+        active.invalidation.addAll()
+        // Armed on the next frame: layout may run on the preparation thread, and the event
+        // loop's timers belong to the main thread.
+        idleTimerPending = true
+    }
+    private var idleTimerPending = true
+
+    func prepareContent() { current.prepareContent() }
+    func saveState() {
+        for s in scenes.values { s.saveState() }
+        store?.save(ShellSaved(scene: currentName), name: "shell")
+    }
+    func setActive(_ on: Bool) { active.setActive(on) }
+
+    // MARK: Switching
+
+    /// Shows scene `name` with a cross-fade; the old one is paused where it was.
+    func switchTo(_ name: String) {
+        guard names.contains(name), name != currentName || showingScreensaver else { return }
+        beginTransition()
+        if showingScreensaver { screensaver.setActive(false); showingScreensaver = false }
+        current.setActive(false)
+        currentName = name
+        current.setActive(true)
+        current.invalidation.addAll()
+    }
+
+    private func showScreensaver() {
+        guard !showingScreensaver else { return }
+        beginTransition()
+        current.setActive(false)
+        showingScreensaver = true
+        screensaver.setActive(true)
+        screensaver.invalidation.addAll()
+    }
+
+    private func wake() {
+        guard showingScreensaver else { return }
+        beginTransition()
+        screensaver.setActive(false)
+        showingScreensaver = false
+        current.setActive(true)
+        current.invalidation.addAll()
+        armIdleTimer()
+    }
+
+    /// Keeps what is on screen now as a picture that fades out over the next scene.
+    private func beginTransition() {
+        let px = PixelSize(width: Int32((info.size.width * Double(info.scale)).rounded()),
+                           height: Int32((info.size.height * Double(info.scale)).rounded()))
+        guard let img = Image(pixelSize: px, hasAlpha: false, scale: info.scale) else { return }
+        let c = Canvas(image: img)
+        active.draw(in: c)
+        drawSceneBar(in: c)
+        transition = (img, time)
+    }
+
+    private func armIdleTimer() {
+        idleTimer?.cancel()
+        idleTimer = nil
+        guard idleTimeout > 0, !showingScreensaver else { return }
+        idleTimer = scheduler.schedule(after: idleTimeout) { [weak self] in self?.showScreensaver() }
+    }
+
+    // MARK: Input
+
+    func handle(_ batch: TouchBatch, at time: Double) {
+        armIdleTimer()
+        var forward: [TouchPoint] = []
+        for p in batch.points {
+            if p.phase == .began && showingScreensaver {
+                swallowed.insert(p.id)
+                wake()
+            }
+            if swallowed.contains(p.id) {
+                if p.phase == .ended || p.phase == .cancelled { swallowed.remove(p.id) }
+                continue
+            }
+            if handleSceneBar(p) || handleEdgeSwipe(p, time: time) { continue }
+            forward.append(p)
+        }
+        if !forward.isEmpty { current.handle(TouchBatch(time: batch.time, points: forward), at: time) }
+    }
+
+    func handle(_ key: KeyEvent, at time: Double) {
+        armIdleTimer()
+        if showingScreensaver {
+            if key.pressed { wake() }
+            return // the waking key is swallowed too
+        }
+        // F1–F4 choose scenes.
+        if key.pressed, (0xffbe...0xffc1).contains(key.keysym) {
+            let i = Int(key.keysym - 0xffbe)
+            if i < names.count { switchTo(names[i]) }
+            return
+        }
+        current.handle(key, at: time)
+    }
+
+    /// A finger down within 6 mm of the left or right edge that travels 30 mm inwards switches
+    /// to the previous or next scene (it is not delivered to the scene while it might be one).
+    private func handleEdgeSwipe(_ p: TouchPoint, time: Double) -> Bool {
+        let mm = info.pointsPerMillimetre
+        switch p.phase {
+        case .began:
+            guard names.count > 1, p.location.x <= 6 * mm || p.location.x >= info.size.width - 6 * mm else { return false }
+            edgeSwipes[p.id] = (p.location, time)
+            return true
+        case .moved:
+            guard let s = edgeSwipes[p.id] else { return false }
+            let dx = p.location.x - s.start.x
+            if abs(dx) >= 30 * mm && abs(p.location.y - s.start.y) < abs(dx) / 2 {
+                edgeSwipes[p.id] = nil
+                swallowed.insert(p.id)
+                let i = names.firstIndex(of: currentName) ?? 0
+                switchTo(names[(i + (dx < 0 ? 1 : names.count - 1)) % names.count])
+            }
+            return true
+        case .ended, .cancelled:
+            return edgeSwipes.removeValue(forKey: p.id) != nil
+        }
+    }
+
+    // MARK: Scene bar
+
+    private var barRects: [Rect] {
+        guard showsSceneBar, names.count > 1 else { return [] }
+        let mm = info.pointsPerMillimetre
+        let w = max(110, 28 * mm), h = max(40, 10 * mm), gap = 8.0
+        let total = Double(names.count) * w + Double(names.count - 1) * gap
+        let x0 = (info.size.width - total) / 2
+        return names.indices.map { Rect(x: x0 + Double($0) * (w + gap), y: 6, width: w, height: h) }
+    }
+
+    private func handleSceneBar(_ p: TouchPoint) -> Bool {
+        switch p.phase {
+        case .began:
+            guard let i = barRects.firstIndex(where: { $0.insetBy(dx: -4, dy: -4).contains(p.location) }) else { return false }
+            barTouches[p.id] = i
+            return true
+        case .moved:
+            return barTouches[p.id] != nil
+        case .ended:
+            guard let i = barTouches.removeValue(forKey: p.id) else { return false }
+            if barRects.indices.contains(i), barRects[i].insetBy(dx: -20, dy: -20).contains(p.location) { switchTo(names[i]) }
+            return true
+        case .cancelled:
+            return barTouches.removeValue(forKey: p.id) != nil
+        }
+    }
+
+    private static let titles = ["touch": "Touch test", "lander": "Lander", "tiles": "Tiles", "words": "Words"]
+
+    private func drawSceneBar(in canvas: Canvas) {
+        guard !showingScreensaver else { return }
+        let rects = barRects
+        guard !rects.isEmpty, let font = fonts.font(points: 18, scale: canvas.scale) else { return }
+        for (i, r) in rects.enumerated() where canvas.isVisible(r) {
+            let selected = names[i] == currentName
+            canvas.fillRoundedRect(r, radius: r.height / 2, color: selected ? Color(rgb: 0x4fc3f7).withAlpha(0.85) : Color.black.withAlpha(0.45))
+            let run = font.layout(Self.titles[names[i]] ?? names[i])
+            canvas.draw(run, at: Point(x: r.midX - run.width / 2, y: r.midY + font.ascent / 2 - font.descent / 2),
+                        color: selected ? Color(rgb: 0x101418) : Color(rgb: 0xe8eef4))
+        }
+    }
+
+    // MARK: Frames
+
+    func advance(to time: Double) {
+        self.time = time
+        if idleTimerPending { idleTimerPending = false; armIdleTimer() }
+        active.advance(to: time)
+        if let t = transition {
+            if time - t.start >= Self.fade { transition = nil }
+            active.invalidation.addAll() // the fading picture covers the screen
+        } else if showsSceneBar, !showingScreensaver {
+            // The bar sits over the scene: repaint it wherever the scene repainted under it.
+            let inv = active.invalidation
+            for r in barRects where inv.everything || inv.rects.contains(where: { $0.intersects(r) }) { inv.add(r) }
+        }
+    }
+
+    var isAnimating: Bool { active.isAnimating || transition != nil }
+
+    func draw(in canvas: Canvas) {
+        active.draw(in: canvas)
+        drawSceneBar(in: canvas)
+        if let t = transition {
+            let a = 1 - min(1, max(0, (time - t.start) / Self.fade))
+            canvas.draw(t.snapshot, alpha: a)
+        }
+    }
+}
+
+/// What the shell keeps across restarts.
+struct ShellSaved: Codable, Equatable {
+    var scene: String
+}
