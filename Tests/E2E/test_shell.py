@@ -1,0 +1,43 @@
+"""End-to-end: the screensaver takes over when idle, and the waking tap presses nothing."""
+import signal
+import time
+
+from harness import Kiosk, count_color, rgb, wait_until
+from test_tiles import ACCENT, OFF_FILL, tile_box
+
+# The words are 0x8e24aa at alpha 0.75 over black.
+PURPLE = (0x8E * 3 // 4, 0x24 * 3 // 4, 0xAA * 3 // 4)
+
+
+def test_idle_screensaver_wakes_without_pressing_and_restart_keeps_scene_and_state(weston, tmp_path):
+    env = weston.env(XDG_STATE_HOME=str(tmp_path))
+    k = Kiosk(weston, "--verbose", "--scene", "tiles", "--idle-timeout", "2", env=env, protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        box = tile_box(2)
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        # Idle for 2 s: the falling words take over (purple text over black).
+        wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), PURPLE, tol=40) > 300,
+                   timeout=6, what="the screensaver")
+        # A tap on a tile wakes the kiosk and must not select the tile.
+        weston.send(f"down 0 {cx:.0f} {cy:.0f}", "frame", "up 0")
+        time.sleep(0.6)
+        img = weston.screenshot()
+        assert count_color(img, box, ACCENT, tol=20) == 0, "the waking tap selected a tile"
+        assert count_color(img, box, OFF_FILL, tol=6) > 500
+        # The next tap selects it.
+        weston.send(f"down 1 {cx:.0f} {cy:.0f}", "frame", "up 1")
+        wait_until(lambda: count_color(weston.screenshot(), box, ACCENT, tol=20) > 500, timeout=3, what="the tile to turn on")
+        time.sleep(0.4)
+        k.proc.send_signal(signal.SIGTERM)
+        assert k.wait_exit(timeout=2) == 0
+    finally:
+        k.close()
+    # No --scene: the kiosk comes back on the tile board, with the tile still selected.
+    k2 = Kiosk(weston, "--verbose", "--idle-timeout", "0", env=env, protocol=False)
+    try:
+        k2.wait_for(r"first frame shown")
+        wait_until(lambda: count_color(weston.screenshot(), box, ACCENT, tol=20) > 500, timeout=3,
+                   what="the restored board")
+    finally:
+        k2.close()
