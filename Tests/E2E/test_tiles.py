@@ -45,3 +45,26 @@ def test_a_tap_selects_a_tile_and_remove_deletes_it(weston, tmp_path):
         assert count_color(img, box, OFF_FILL, tol=6) > 500
     finally:
         k.close()
+
+
+def test_a_change_survives_a_kill_after_a_few_seconds(weston, tmp_path):
+    import signal
+    env = weston.env(XDG_STATE_HOME=str(tmp_path))
+    box = tile_box(5)
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    k = Kiosk(weston, "--verbose", "--scene", "tiles", env=env, protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        weston.send(f"down 0 {cx:.0f} {cy:.0f}", "frame", "up 0")
+        wait_until(lambda: count_color(weston.screenshot(), box, ACCENT, tol=20) > 500, timeout=3, what="the tile on")
+        time.sleep(3.6)  # the save comes 3 s after the change
+        k.proc.send_signal(signal.SIGKILL)  # a crash or a power cut: no shutdown hook runs
+        k.wait_exit(timeout=2)
+    finally:
+        k.close()
+    k2 = Kiosk(weston, "--verbose", "--scene", "tiles", env=env, protocol=False)
+    try:
+        k2.wait_for(r"first frame shown")
+        wait_until(lambda: count_color(weston.screenshot(), box, ACCENT, tol=20) > 500, timeout=3, what="the kept selection")
+    finally:
+        k2.close()

@@ -233,6 +233,9 @@ import Glibc
         let f = fopen(store.path("lander"), "w")!; fputs("{\"version\": 1, \"flight\": {\"x\": ", f); fclose(f)
         let fresh = rig(store: store)
         #expect(fresh.scene.model.state.y == 0.75 && lines.count == 1 && lines[0].contains("lander.json"))
+        // The damaged file was moved aside, not lost.
+        #expect(access(store.path("lander"), F_OK) != 0)
+        #expect(lines[0].contains("kept as \(store.path("lander")).corrupt-"))
         // Out of range: one more line, fresh flight.
         let g = fopen(store.path("lander"), "w")!
         fputs("{\"version\":1,\"flight\":{\"x\":0.5,\"y\":0.5,\"vx\":0,\"vy\":0,\"heading\":0,\"fuel\":900,\"outcome\":\"flying\"}}", g); fclose(g)

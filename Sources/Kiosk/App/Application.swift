@@ -114,6 +114,18 @@ final class Application: WindowDelegate, InputSink {
 
     func windowWantsAnotherFrame(_ window: Window) -> Bool { stage?.scene.isAnimating ?? false }
 
+    /// Saves a few seconds after input changed something, so a power cut loses at most those
+    /// seconds; bursts of input collapse into one save.
+    private var saveTimer: ScheduledTimer?
+    static let saveDelay = 3.0
+    private func saveSoon() {
+        guard saveTimer == nil else { return }
+        saveTimer = scheduler.schedule(after: Application.saveDelay) { [weak self] in
+            self?.saveTimer = nil
+            self?.stage?.scene.saveState()
+        }
+    }
+
     private func requestFrameIfChanged() {
         if let stage, !stage.scene.invalidation.isEmpty || stage.scene.isAnimating { window.setNeedsRedraw() }
     }
@@ -128,6 +140,7 @@ final class Application: WindowDelegate, InputSink {
         guard let stage else { return }
         stage.scene.handle(batch, at: EventLoop.now())
         requestFrameIfChanged()
+        saveSoon()
     }
 
     func handle(_ key: KeyEvent) {
@@ -139,6 +152,7 @@ final class Application: WindowDelegate, InputSink {
             stage.scene.handle(key, at: EventLoop.now())
         }
         requestFrameIfChanged()
+        saveSoon()
     }
 }
 

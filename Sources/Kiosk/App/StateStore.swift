@@ -33,9 +33,17 @@ public final class StateStore: @unchecked Sendable {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            report("\(p): saved state is damaged (\(Self.describe(error))); starting fresh")
+            report("\(p): saved state is damaged (\(Self.describe(error))); \(moveAside(p)); starting fresh")
             return nil
         }
+    }
+
+    /// Keeps a damaged file for inspection instead of letting the next save overwrite it.
+    /// Also for callers whose decoded value turned out to be out of range.
+    @discardableResult
+    public func moveAside(_ p: String) -> String {
+        let aside = "\(p).corrupt-\(time(nil))"
+        return rename(p, aside) == 0 ? "kept as \(aside)" : "could not move it aside (\(String(cString: strerror(errno))))"
     }
 
     /// Writes `value` atomically; reports (and returns false) instead of throwing, since a kiosk

@@ -50,7 +50,8 @@ public final class LanderScene: ViewScene {
             if saved.version == 1 && saved.flight.isPlausible {
                 model.state = saved.flight
             } else {
-                report("\(store!.path("lander")): saved flight is out of range; starting a fresh flight")
+                let p = store!.path("lander")
+                report("\(p): saved flight is out of range; \(store!.moveAside(p)); starting a fresh flight")
             }
             if let x = saved.padX, let y = saved.padY, (0...1).contains(x), (0...1).contains(y) { savedPad = Point(x: x, y: y) }
         }

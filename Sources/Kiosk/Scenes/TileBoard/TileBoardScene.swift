@@ -28,7 +28,10 @@ public final class TileBoardScene: ViewScene {
                 themeDirectory: String? = nil, report: @escaping (String) -> Void = { _ in }) {
         var m = TileBoardModel()
         if let saved = store?.load(TileBoardModel.self, name: "tiles") {
-            if saved.isPlausible { m = saved } else { report("\(store!.path("tiles")): saved board is out of range; starting with a full board") }
+            if saved.isPlausible { m = saved } else {
+                let p = store!.path("tiles")
+                report("\(p): saved board is out of range; \(store!.moveAside(p)); starting with a full board")
+            }
         }
         model = m
         self.store = store
