@@ -41,3 +41,24 @@ def test_idle_screensaver_wakes_without_pressing_and_restart_keeps_scene_and_sta
                    what="the restored board")
     finally:
         k2.close()
+
+
+def test_app_rotation_lays_out_portrait_and_maps_taps(weston, tmp_path):
+    """--rotate 90 on a landscape output: a portrait board, and a tap on the glass hits the tile under it."""
+    env = weston.env(XDG_STATE_HOME=str(tmp_path))
+    k = Kiosk(weston, "--verbose", "--scene", "tiles", "--rotate", "90", "--idle-timeout", "0", env=env, protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        mm = 96 / 25.4
+        tile, gap = 18 * mm, 2.5 * mm
+        cols = int((1080 - 32 + gap) // (tile + gap))  # laid out 1080 wide
+        x0 = (1080 - (cols * tile + (cols - 1) * gap)) / 2
+        lx, ly = x0 + 2 * (tile + gap) + tile / 2, 16 + tile / 2  # tile 2, scene coordinates
+        gx, gy = 1920 - ly, lx  # rotated 90° clockwise onto the glass
+        box = (gx - 20, gy - 20, gx + 20, gy + 20)
+        assert count_color(weston.screenshot(), box, OFF_FILL, tol=6) > 300
+        weston.send(f"down 0 {gx:.0f} {gy:.0f}", "frame", "up 0")
+        wait_until(lambda: count_color(weston.screenshot(), box, ACCENT, tol=20) > 300, timeout=3,
+                   what="the tile under the finger to turn on")
+    finally:
+        k.close()

@@ -16,7 +16,10 @@ final class Application: WindowDelegate, InputSink {
     /// Run in order on SIGTERM/SIGINT before the process exits (saved state hangs off this).
     var shutdownHooks: [() -> Void] = []
 
-    init(sceneName: String?, idleTimeout: Double, startInScreensaver: Bool, log: Logger, startNS: UInt64) throws {
+    private let rotation: Int
+
+    init(sceneName: String?, idleTimeout: Double, startInScreensaver: Bool, rotation: Int = 0, log: Logger, startNS: UInt64) throws {
+        self.rotation = rotation
         self.log = log
         self.startNS = startNS
         // The event loop first: it blocks the signals it handles, which every thread started
@@ -34,7 +37,7 @@ final class Application: WindowDelegate, InputSink {
         } else if let saved = store.load(ShellSaved.self, name: "shell"), let n = SceneCatalog.canonicalName(saved.scene) {
             name = n // where the kiosk was at its last shutdown
         }
-        let expected = display.expectedDisplayInfo
+        let expected = display.expectedDisplayInfo.map { Stage.rotated($0, rotation) }
         let theme = getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
         let scheduler = self.scheduler
         let prep = ScenePreparation(info: expected, log: log) { fonts in
@@ -47,7 +50,7 @@ final class Application: WindowDelegate, InputSink {
         prep.start()
         preparation = prep
         window = Window(display: display, log: log)
-        if let expected { window.prepareBuffer(logicalSize: expected.size, scale: expected.scale) }
+        if let e = display.expectedDisplayInfo { window.prepareBuffer(logicalSize: e.size, scale: e.scale) }
         window.delegate = self
         display.seat?.sink = self
         display.onOutputsChanged = { [weak window] in window?.outputsChanged() }
@@ -89,7 +92,7 @@ final class Application: WindowDelegate, InputSink {
             logPhase("configured")
             let (scene, fonts) = prep.join()
             logPhase("scene ready")
-            stage = Stage(scene: scene, info: info, laidOutFor: prep.preparedInfo)
+            stage = Stage(scene: scene, info: info, rotation: rotation, laidOutFor: prep.preparedInfo)
             stage?.fonts = fonts
             preparation = nil
         }
@@ -138,7 +141,7 @@ final class Application: WindowDelegate, InputSink {
             log.debug("touch: \(desc)")
         }
         guard let stage else { return }
-        stage.scene.handle(batch, at: EventLoop.now())
+        stage.scene.handle(stage.toScene(batch), at: EventLoop.now())
         requestFrameIfChanged()
         saveSoon()
     }

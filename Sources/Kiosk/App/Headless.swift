@@ -8,9 +8,9 @@ final class HeadlessRenderer {
     private var buffers: [(image: Image, missing: Region)]
     private var current = 0
 
-    init(scene: Scene, info: DisplayInfo, clock: ManualClock = ManualClock()) throws {
+    init(scene: Scene, info: DisplayInfo, rotation: Int = 0, clock: ManualClock = ManualClock()) throws {
         self.clock = clock
-        stage = Stage(scene: scene, info: info)
+        stage = Stage(scene: scene, info: info, rotation: rotation)
         let px = stage.pixelSize
         var bufs: [(Image, Region)] = []
         for _ in 0..<2 {

@@ -36,6 +36,9 @@ extension KioskCommand {
         @Flag(help: "Start in screensaver mode.")
         var screensaver = false
 
+        @Option(help: "Rotate the UI clockwise by 0, 90, 180 or 270 degrees (for compositors that cannot rotate the output).")
+        var rotate: Int = 0
+
         @Flag(name: .shortAndLong, help: "Log input, configures and frame timing.")
         var verbose = false
 
@@ -44,7 +47,9 @@ extension KioskCommand {
             let log = makeLogger(verbose: verbose)
             do {
                 guard idleTimeout >= 0, idleTimeout.isFinite else { throw fail(log, "--idle-timeout \(idleTimeout): expected 0 (never) or more seconds") }
-                let app = try Application(sceneName: scene, idleTimeout: idleTimeout, startInScreensaver: screensaver, log: log, startNS: start)
+                guard [0, 90, 180, 270].contains(rotate) else { throw fail(log, "--rotate \(rotate): expected 0, 90, 180 or 270") }
+                let app = try Application(sceneName: scene, idleTimeout: idleTimeout, startInScreensaver: screensaver,
+                                          rotation: rotate / 90, log: log, startNS: start)
                 let code = try app.run()
                 if code != 0 { throw ExitCode(code) }
             } catch let e as PlatformError {

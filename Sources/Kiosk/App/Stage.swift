@@ -1,36 +1,99 @@
 /// Hosts one scene at one display size and turns its invalidations into pixel damage.
 /// The same object drives the live window and headless renders, so both draw identically.
+///
+/// App rotation (for compositors that cannot rotate their output): with `rotation` quarter
+/// turns clockwise, the scene is laid out in the rotated size, drawn into an offscreen layer
+/// (only what changed), and that layer is composited rotated into the buffer; `toScene` maps
+/// touch coordinates back.
 final class Stage {
     let scene: Scene
-    private(set) var info: DisplayInfo
+    /// The screen as the window has it (buffer orientation).
+    private(set) var windowInfo: DisplayInfo
+    /// Quarter turns clockwise, 0...3.
+    private(set) var rotation: Int
+    /// The screen as the scene sees it (rotated).
+    var info: DisplayInfo { Stage.rotated(windowInfo, rotation) }
 
     /// `laidOutFor`: the display the scene was already laid out for (by `ScenePreparation`);
     /// it is laid out again only if that differs.
-    init(scene: Scene, info: DisplayInfo, laidOutFor prepared: DisplayInfo? = nil) {
+    init(scene: Scene, info: DisplayInfo, rotation: Int = 0, laidOutFor prepared: DisplayInfo? = nil) {
         self.scene = scene
-        self.info = info
-        if prepared != info { scene.layout(info) }
+        windowInfo = info
+        self.rotation = ((rotation % 4) + 4) % 4
+        if prepared != self.info { scene.layout(self.info) }
     }
 
+    static func rotated(_ i: DisplayInfo, _ r: Int) -> DisplayInfo {
+        guard r % 2 == 1 else { return i }
+        var o = i
+        o.size = Size(width: i.size.height, height: i.size.width)
+        return o
+    }
+
+    /// The buffer's size in pixels.
     var pixelSize: PixelSize {
-        PixelSize(width: Int32((info.size.width * Double(info.scale)).rounded()),
-                  height: Int32((info.size.height * Double(info.scale)).rounded()))
+        PixelSize(width: Int32((windowInfo.size.width * Double(windowInfo.scale)).rounded()),
+                  height: Int32((windowInfo.size.height * Double(windowInfo.scale)).rounded()))
+    }
+    private var scenePixelSize: PixelSize {
+        let p = pixelSize
+        return rotation % 2 == 1 ? PixelSize(width: p.height, height: p.width) : p
     }
 
     func relayout(_ newInfo: DisplayInfo) {
-        guard newInfo != info else { return }
-        info = newInfo
-        scene.layout(newInfo)
+        guard newInfo != windowInfo else { return }
+        windowInfo = newInfo
+        offscreen = nil
+        scene.layout(info)
     }
 
-    /// Advances the scene to `time` and takes the damage since the last frame.
+    /// Changes the app rotation live: a relayout in the new size.
+    func setRotation(_ r: Int) {
+        let r = ((r % 4) + 4) % 4
+        guard r != rotation else { return }
+        rotation = r
+        offscreen = nil
+        scene.layout(info)
+    }
+
+    /// Scene (logical) → window coordinates, in points.
+    var sceneToWindow: AffineTransform {
+        let w = windowInfo.size.width, h = windowInfo.size.height
+        switch rotation {
+        case 1: return AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: w, ty: 0)
+        case 2: return AffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
+        case 3: return AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: h)
+        default: return .identity
+        }
+    }
+    /// Window (surface) coordinates → scene coordinates, for touches and the pointer.
+    func toScene(_ p: Point) -> Point { sceneToWindow.inverted!.apply(p) }
+    func toScene(_ batch: TouchBatch) -> TouchBatch {
+        guard rotation != 0 else { return batch }
+        return TouchBatch(time: batch.time, points: batch.points.map { TouchPoint(id: $0.id, phase: $0.phase, location: toScene($0.location)) })
+    }
+
+    /// The rotated scene's pixels, kept up to date with each frame's damage.
+    private var offscreen: Image?
+    private var offscreenDamage: Region?
+
+    /// Advances the scene to `time` and takes the damage since the last frame (buffer pixels).
     func takeDamage(at time: Double) -> Region {
         scene.advance(to: time)
-        let px = pixelSize
-        let damage = scene.invalidation.take(scale: info.scale, bounds: PixelRect(x: 0, y: 0, width: px.width, height: px.height))
+        let spx = scenePixelSize
+        var damage = scene.invalidation.take(scale: info.scale, bounds: PixelRect(x: 0, y: 0, width: spx.width, height: spx.height))
+        if rotation != 0 {
+            if offscreen == nil { damage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height)) }
+            offscreenDamage = damage.copy()
+            let s = Double(windowInfo.scale), t = sceneToWindow
+            let rotatedRegion = Region(rects: damage.rects.map { r in
+                t.apply(Rect(x: Double(r.x) / s, y: Double(r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s)).pixelBounds(scale: windowInfo.scale)
+            })
+            damage = rotatedRegion
+        }
         if showsStats || statsWasShown {
             // The overlay is refreshed only on frames drawn anyway: it never keeps the kiosk awake.
-            if !damage.isEmpty || statsWasShown != showsStats { damage.add(statsRect.pixelBounds(scale: info.scale)) }
+            if !damage.isEmpty || statsWasShown != showsStats { damage.add(statsRect.pixelBounds(scale: windowInfo.scale)) }
             if !damage.isEmpty { recordFrame(time: time, damage: damage) }
             statsWasShown = showsStats
         }
@@ -46,7 +109,7 @@ final class Stage {
     private var statsText = ""
     private var lastFrameTimes: [Double] = []
     private var lastDrawDuration = 0.0
-    private var statsRect: Rect { Rect(x: info.size.width - 430, y: 8, width: 420, height: 34) }
+    private var statsRect: Rect { Rect(x: windowInfo.size.width - 430, y: 8, width: 420, height: 34) }
 
     private func recordFrame(time: Double, damage: Region) {
         lastFrameTimes.append(time)
@@ -62,15 +125,40 @@ final class Stage {
     /// Shapes and layers this stage's frames reuse.
     let cache = RenderCache()
 
+    private func drawRotated(into canvas: Canvas) {
+        let spx = scenePixelSize
+        if offscreen == nil || offscreen!.pixelSize != spx {
+            offscreen = Image(pixelSize: spx, hasAlpha: false, scale: windowInfo.scale)
+            offscreenDamage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height))
+        }
+        guard let off = offscreen else { return }
+        if let d = offscreenDamage, !d.isEmpty {
+            // Only what changed is drawn; the rest of the layer is still current.
+            let c = Canvas(image: off)
+            c.cache = cache
+            c.setClip(d)
+            scene.draw(in: c)
+            c.setClip(nil)
+        }
+        offscreenDamage = nil
+        // Quarter turns map pixel centres onto pixel centres: an exact, unfiltered copy of what
+        // the buffer needs (the canvas is clipped to it).
+        canvas.draw(off, transform: sceneToWindow, alpha: 1, exact: true)
+    }
+
     /// Fonts for the overlay.
     var fonts: FontCache?
 
     func draw(in canvas: Canvas) {
         let start = EventLoop.now()
-        canvas.cache = cache
-        scene.draw(in: canvas)
+        if rotation == 0 {
+            canvas.cache = cache
+            scene.draw(in: canvas)
+        } else {
+            drawRotated(into: canvas)
+        }
         lastDrawDuration = EventLoop.now() - start
-        if showsStats, canvas.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: info.scale) {
+        if showsStats, canvas.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: windowInfo.scale) {
             canvas.fillRoundedRect(statsRect, radius: 8, color: Color.black.withAlpha(0.7))
             canvas.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color(rgb: 0x81c784))
         }

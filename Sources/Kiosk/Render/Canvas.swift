@@ -208,7 +208,9 @@ public final class Canvas {
 
     /// Draws `image` so that its logical rectangle maps through `transform` (from image points
     /// to canvas points), with bilinear filtering and `alpha` as an extra opacity.
-    public func draw(_ image: Image, transform: AffineTransform = .identity, alpha: Double = 1) {
+    /// `exact`: sample without filtering (for quarter-turn rotations, which map pixel centres
+    /// onto pixel centres).
+    public func draw(_ image: Image, transform: AffineTransform = .identity, alpha: Double = 1, exact: Bool = false) {
         guard alpha > 0 else { return }
         let imgRect = Rect(origin: .zero, size: image.size)
         let destBounds = transform.apply(imgRect).pixelBounds(scale: scale)
@@ -242,9 +244,9 @@ public final class Canvas {
         m.matrix.1 = (fx(inv.b), fx(inv.d), fx(inv.ty))
         m.matrix.2 = (0, 0, pixman_fixed_t(65536))
         pixman_image_set_transform(image.raw, &m)
-        pixman_image_set_filter(image.raw, PIXMAN_FILTER_BILINEAR, nil, 0)
+        pixman_image_set_filter(image.raw, exact ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, nil, 0)
         pixman_image_set_repeat(image.raw, PIXMAN_REPEAT_NONE)
-        pixman_image_composite32(PIXMAN_OP_OVER, image.raw, mask, target,
+        pixman_image_composite32(op, image.raw, mask, target,
                                  destBounds.x, destBounds.y, 0, 0, destBounds.x, destBounds.y,
                                  destBounds.width, destBounds.height)
         pixman_image_set_transform(image.raw, nil)

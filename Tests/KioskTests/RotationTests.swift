@@ -1,0 +1,61 @@
+import Testing
+@testable import Kiosk
+
+@Suite struct AppRotationTests {
+    /// The board laid out 400×300 and drawn straight, and the same board drawn through each
+    /// app rotation into a buffer of the window's size.
+    func render(rotation: Int) throws -> (HeadlessRenderer, TileBoardScene) {
+        let scene = TileBoardScene(fonts: FontCache())
+        let window = rotation % 2 == 1 ? Size(width: 300, height: 400) : Size(width: 400, height: 300)
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: window), rotation: rotation)
+        r.renderFrame()
+        return (r, scene)
+    }
+
+    @Test func aRotatedFrameIsTheUprightFrameTurnedExactly() throws {
+        let (upright, _) = try render(rotation: 0)
+        for rot in 1...3 {
+            let (turned, scene) = try render(rotation: rot)
+            #expect(scene.root.bounds.size == Size(width: 400, height: 300)) // laid out in the rotated size
+            let W = Int(turned.image.pixelSize.width), H = Int(turned.image.pixelSize.height)
+            var mismatches = 0
+            for ly in stride(from: 0, to: 300, by: 3) {
+                for lx in stride(from: 0, to: 400, by: 3) {
+                    let (bx, by): (Int, Int)
+                    switch rot {
+                    case 1: (bx, by) = (W - 1 - ly, lx)
+                    case 2: (bx, by) = (W - 1 - lx, H - 1 - ly)
+                    default: (bx, by) = (ly, H - 1 - lx)
+                    }
+                    if turned.image.pixel(x: bx, y: by) != upright.image.pixel(x: lx, y: ly) { mismatches += 1 }
+                }
+            }
+            #expect(mismatches == 0, "rotation \(rot * 90)°: \(mismatches) pixels differ")
+        }
+    }
+
+    @Test func aTapLandsOnTheSameTileInEveryRotation() throws {
+        for rot in 0...3 {
+            let (r, scene) = try render(rotation: rot)
+            let centre = scene.board.convert(scene.tileFrame(index: 5).center, to: nil)
+            let onGlass = r.stage.sceneToWindow.apply(centre) // where a finger touches the panel
+            for phase in [TouchPhase.began, .ended] {
+                scene.handle(r.stage.toScene(TouchBatch(time: 0, points: [TouchPoint(id: 1, phase: phase, location: onGlass)])), at: r.clock.now)
+            }
+            #expect(scene.model.selectedIDs == [5], "rotation \(rot * 90)°")
+            // The change damages the tile where it is on the glass, not where it is in the scene.
+            r.clock.advance(by: 1)
+            let d = r.renderFrame()
+            let tileOnGlass = r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5), to: nil))
+            #expect(d.intersects(tileOnGlass.insetBy(dx: 4, dy: 4).pixelBounds(scale: 1)))
+            #expect(d.area < 300 * 400 / 2)
+        }
+    }
+
+    @Test func rotationCanChangeLive() throws {
+        let (r, scene) = try render(rotation: 1)
+        r.stage.setRotation(0)
+        #expect(scene.root.bounds.size == Size(width: 300, height: 400))
+        #expect(r.renderFrame().area == 300 * 400)
+    }
+}
