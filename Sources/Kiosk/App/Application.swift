@@ -16,10 +16,28 @@ final class Application: WindowDelegate, InputSink {
     /// Run in order on SIGTERM/SIGINT before the process exits (saved state hangs off this).
     var shutdownHooks: [() -> Void] = []
 
-    private let rotation: Int
+    private let configPath: String?
+    private let overrides: Overrides
+    private var settings: Settings
 
-    init(sceneName: String?, idleTimeout: Double, startInScreensaver: Bool, rotation: Int = 0, log: Logger, startNS: UInt64) throws {
-        self.rotation = rotation
+    /// Settings from the file (problems reported once each), then the command line on top.
+    static func loadSettings(configPath: String?, overrides: Overrides, log: Logger) -> Settings {
+        var s = Settings()
+        if let path = configPath ?? Settings.defaultPath() {
+            let (loaded, problems) = Settings.load(path: path)
+            for p in problems { log.warning("\(p)") }
+            s = loaded
+        }
+        overrides.apply(to: &s)
+        return s
+    }
+
+    init(configPath: String?, overrides: Overrides, startInScreensaver: Bool, log: Logger, startNS: UInt64) throws {
+        self.configPath = configPath
+        self.overrides = overrides
+        settings = Application.loadSettings(configPath: configPath, overrides: overrides, log: log)
+        let sceneName = overrides.scene
+        let rotation = settings.rotate
         self.log = log
         self.startNS = startNS
         // The event loop first: it blocks the signals it handles, which every thread started
@@ -29,7 +47,7 @@ final class Application: WindowDelegate, InputSink {
         display = try Display(log: log, loop: loop)
         log.debug("startup: connected at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
         let store = StateStore(report: { log.warning("\($0)") })
-        var name = SceneCatalog.defaultName
+        var name = settings.start
         if let requested = sceneName {
             if let n = SceneCatalog.canonicalName(requested) { name = n } else {
                 log.warning("unknown scene '\(requested)' (known: \(SceneCatalog.names.joined(separator: ", "))): showing '\(SceneCatalog.defaultName)'")
@@ -38,14 +56,18 @@ final class Application: WindowDelegate, InputSink {
             name = n // where the kiosk was at its last shutdown
         }
         let expected = display.expectedDisplayInfo.map { Stage.rotated($0, rotation) }
-        let theme = getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
+        let settings = self.settings
+        let theme = settings.theme ?? getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
         let scheduler = self.scheduler
+        let names = settings.scenes.contains(name) ? settings.scenes : settings.scenes + [name]
         let prep = ScenePreparation(info: expected, log: log) { fonts in
-            Shell(names: SceneCatalog.publicScenes, start: name, fonts: fonts, scheduler: scheduler, idleTimeout: idleTimeout,
-                  startInScreensaver: startInScreensaver, store: store) { n in
+            let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler, idleTimeout: settings.idleTimeout,
+                              startInScreensaver: startInScreensaver, store: store) { n in
                 SceneCatalog.make(n, fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
-                                  report: { log.warning("\($0)") })!
+                                  settings: settings, report: { log.warning("\($0)") })!
             }
+            shell.showsSceneBar = settings.sceneBar
+            return shell
         }
         prep.start()
         preparation = prep
@@ -75,7 +97,7 @@ final class Application: WindowDelegate, InputSink {
     private func signal(_ sig: Int32) {
         switch sig {
         case 1: // SIGHUP
-            log.info("SIGHUP: nothing to reload yet")
+            reloadSettings()
         default:
             log.info("signal \(sig): shutting down")
             stage?.scene.saveState()
@@ -92,8 +114,9 @@ final class Application: WindowDelegate, InputSink {
             logPhase("configured")
             let (scene, fonts) = prep.join()
             logPhase("scene ready")
-            stage = Stage(scene: scene, info: info, rotation: rotation, laidOutFor: prep.preparedInfo)
+            stage = Stage(scene: scene, info: info, rotation: settings.rotate, laidOutFor: prep.preparedInfo)
             stage?.fonts = fonts
+            stage?.showsStats = settings.stats
             preparation = nil
         }
         window.setNeedsRedraw()
@@ -116,6 +139,22 @@ final class Application: WindowDelegate, InputSink {
     }
 
     func windowWantsAnotherFrame(_ window: Window) -> Bool { stage?.scene.isAnimating ?? false }
+
+    /// SIGHUP: re-reads the settings file and applies what can change live (idle timeout, app
+    /// rotation, scene bar, stats overlay); the rest applies at the next start.
+    private func reloadSettings() {
+        let new = Application.loadSettings(configPath: configPath, overrides: overrides, log: log)
+        log.notice("settings reloaded")
+        settings = new
+        guard let stage else { return }
+        if let shell = stage.scene as? Shell {
+            shell.idleTimeout = new.idleTimeout
+            shell.showsSceneBar = new.sceneBar
+        }
+        stage.showsStats = new.stats
+        stage.setRotation(new.rotate)
+        window.setNeedsRedraw()
+    }
 
     /// Saves a few seconds after input changed something, so a power cut loses at most those
     /// seconds; bursts of input collapse into one save.

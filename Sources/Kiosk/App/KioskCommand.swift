@@ -12,7 +12,7 @@ struct KioskCommand: ParsableCommand {
         commandName: "kiosk",
         abstract: "A fullscreen touchscreen kiosk for Wayland.",
         version: kioskVersion,
-        subcommands: [Run.self, Snapshot.self, Bench.self],
+        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self],
         defaultSubcommand: Run.self
     )
 }
@@ -30,14 +30,17 @@ extension KioskCommand {
         @Option(help: "The scene to start with (\(SceneCatalog.names.joined(separator: ", "))); default: the one shown at the last shutdown, else touch.")
         var scene: String?
 
-        @Option(help: "Seconds without input before the screensaver starts; 0 never.")
-        var idleTimeout: Double = 120
+        @Option(help: "Seconds without input before the screensaver starts; 0 never (default: settings, else 120).")
+        var idleTimeout: Double?
+
+        @Option(help: "Settings file (default: $XDG_CONFIG_HOME/kiosk/kiosk.toml, else /etc/kiosk/kiosk.toml).")
+        var config: String?
 
         @Flag(help: "Start in screensaver mode.")
         var screensaver = false
 
         @Option(help: "Rotate the UI clockwise by 0, 90, 180 or 270 degrees (for compositors that cannot rotate the output).")
-        var rotate: Int = 0
+        var rotate: Int?
 
         @Flag(name: .shortAndLong, help: "Log input, configures and frame timing.")
         var verbose = false
@@ -46,10 +49,10 @@ extension KioskCommand {
             let start = EventLoop.monotonicNS()
             let log = makeLogger(verbose: verbose)
             do {
-                guard idleTimeout >= 0, idleTimeout.isFinite else { throw fail(log, "--idle-timeout \(idleTimeout): expected 0 (never) or more seconds") }
-                guard [0, 90, 180, 270].contains(rotate) else { throw fail(log, "--rotate \(rotate): expected 0, 90, 180 or 270") }
-                let app = try Application(sceneName: scene, idleTimeout: idleTimeout, startInScreensaver: screensaver,
-                                          rotation: rotate / 90, log: log, startNS: start)
+                if let t = idleTimeout, !(t >= 0 && t.isFinite) { throw fail(log, "--idle-timeout \(t): expected 0 (never) or more seconds") }
+                if let r = rotate, ![0, 90, 180, 270].contains(r) { throw fail(log, "--rotate \(r): expected 0, 90, 180 or 270") }
+                let overrides = Overrides(scene: scene, idleTimeout: idleTimeout, rotate: rotate.map { $0 / 90 })
+                let app = try Application(configPath: config, overrides: overrides, startInScreensaver: screensaver, log: log, startNS: start)
                 let code = try app.run()
                 if code != 0 { throw ExitCode(code) }
             } catch let e as PlatformError {
@@ -154,6 +157,39 @@ extension KioskCommand {
             print(result.report)
             print("peak RSS:      \(peakRSSKiB() / 1024) MiB")
         }
+    }
+}
+
+extension KioskCommand {
+    struct CheckConfig: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check-config",
+            abstract: "Check a settings file: print every problem as file:line:col: message, exit 1 if any.")
+
+        @Argument(help: "The file (default: the one Kiosk would read).")
+        var file: String?
+
+        func run() throws {
+            guard let path = file ?? Settings.defaultPath() else {
+                print("no settings file (looked for $XDG_CONFIG_HOME/kiosk/kiosk.toml and /etc/kiosk/kiosk.toml): defaults apply")
+                return
+            }
+            let (_, problems) = Settings.load(path: path)
+            for p in problems { print(p) }
+            if !problems.isEmpty { throw ExitCode(1) }
+            print("\(path): ok")
+        }
+    }
+}
+
+/// Command-line settings for one run; they win over the settings file.
+struct Overrides {
+    var scene: String?
+    var idleTimeout: Double?
+    var rotate: Int?
+    func apply(to s: inout Settings) {
+        if let t = idleTimeout { s.idleTimeout = t }
+        if let r = rotate { s.rotate = r }
     }
 }
 

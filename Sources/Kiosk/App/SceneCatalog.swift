@@ -18,12 +18,15 @@ enum SceneCatalog {
 
     /// A new scene called `name` (or an alias), or nil when there is none by that name.
     static func make(_ name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler(),
-                     store: StateStore? = nil, themeDirectory: String? = nil,
+                     store: StateStore? = nil, themeDirectory: String? = nil, settings: Settings = Settings(),
                      report: @escaping (String) -> Void = { _ in }) -> Scene? {
         switch canonicalName(name) {
         case "touch": return TouchTestScene(fonts: fonts, scheduler: scheduler)
-        case "lander": return LanderScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
-        case "words": return FallingWordsScene(fonts: fonts, scheduler: scheduler)
+        case "lander":
+            let l = LanderScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
+            l.padSide = settings.padSide
+            return l
+        case "words": return FallingWordsScene(fonts: fonts, scheduler: scheduler, config: settings.words)
         case "tiles": return TileBoardScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
         default: return nil
         }

@@ -13,9 +13,9 @@ final class Shell: Scene {
     private(set) var showingScreensaver = false
     private let scheduler: Scheduler
     private let fonts: FontCache
-    /// Seconds without input before the screensaver; 0 never.
-    let idleTimeout: Double
-    var showsSceneBar = true
+    /// Seconds without input before the screensaver; 0 never. Settable live (settings reload).
+    var idleTimeout: Double { didSet { if idleTimeout != oldValue { armIdleTimer() } } }
+    var showsSceneBar = true { didSet { if showsSceneBar != oldValue { active.invalidation.addAll() } } }
     private var info = DisplayInfo(size: Size(width: 1, height: 1))
     private var idleTimer: ScheduledTimer?
     /// Touch ids being swallowed (the wake touch) or tracked as an edge swipe.

@@ -1,0 +1,71 @@
+import Testing
+@testable import Kiosk
+
+@Suite struct SettingsTests {
+    @Test func aGoodFileSetsEverything() {
+        let text = """
+        [shell]
+        scenes = ["lander", "tiles"]
+        start = "tiles"
+        idle_timeout = 30
+        rotate = 270
+        scene_bar = false
+        theme = "/srv/kiosk/theme"
+        stats = true
+
+        [words]
+        phrases = ["Hello", "Grüße 春"]
+        speed = 90.5
+        interval = 1
+        color = "#112233"
+
+        [lander]
+        pad = "left"
+        """
+        let (s, problems) = Settings.parse(text, file: "k.toml")
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(s.scenes == ["lander", "tiles"] && s.start == "tiles" && s.idleTimeout == 30 && s.rotate == 3)
+        #expect(!s.sceneBar && s.theme == "/srv/kiosk/theme" && s.stats)
+        #expect(s.words.phrases == ["Hello", "Grüße 春"] && s.words.speed == 90.5 && s.words.interval == 1)
+        #expect(s.words.color == Color(rgb: 0x112233) && s.padSide == .left)
+    }
+
+    @Test func badValuesAreReportedWithLineAndColumnAndReplacedByDefaults() {
+        let text = """
+        [shell]
+        idle_timeout = -5
+        rotate = 45
+          scene_bar = "yes"
+
+        [words]
+        color = "purple"
+        wobble = 3
+        """
+        let (s, problems) = Settings.parse(text, file: "k.toml")
+        #expect(problems.map(\.description) == [
+            "k.toml:8:1: unknown setting 'words.wobble'",
+            "k.toml:2:16: idle_timeout must be a number from 0 to 86400; using 120",
+            "k.toml:3:10: rotate must be 0, 90, 180 or 270; using 0",
+            "k.toml:4:15: scene_bar must be true or false; using true",
+            "k.toml:7:9: color must look like \"#8e24aa\"; using the default",
+        ])
+        #expect(s == Settings())
+    }
+
+    @Test func aSyntaxErrorKeepsEveryDefaultAndSaysWhere() {
+        let (s, problems) = Settings.parse("[shell]\nidle_timeout = = 3\n", file: "k.toml")
+        #expect(s == Settings())
+        #expect(problems.count == 1 && problems[0].line == 2 && problems[0].file == "k.toml")
+    }
+
+    @Test func anUnreadableFileIsOneProblem() {
+        let (s, problems) = Settings.load(path: "/nonexistent/kiosk.toml")
+        #expect(s == Settings() && problems.count == 1 && problems[0].description.hasPrefix("/nonexistent/kiosk.toml:1:1: cannot read"))
+    }
+
+    @Test func commandLineOverridesTheFile() {
+        var s = Settings.parse("[shell]\nidle_timeout = 30\nrotate = 90\n", file: "k").0
+        Overrides(scene: nil, idleTimeout: 2, rotate: 0).apply(to: &s)
+        #expect(s.idleTimeout == 2 && s.rotate == 0)
+    }
+}
