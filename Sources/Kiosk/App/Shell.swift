@@ -215,7 +215,7 @@ final class Shell: Scene {
     private func drawSceneBar(in canvas: Canvas) {
         guard !showingScreensaver else { return }
         let rects = barRects
-        guard !rects.isEmpty, let font = fonts.font(points: 18, scale: canvas.scale) else { return }
+        guard !rects.isEmpty, let font = fonts.font(points: 20, scale: canvas.scale) else { return }
         for (i, r) in rects.enumerated() where canvas.isVisible(r) {
             let selected = names[i] == currentName
             canvas.fillRoundedRect(r, radius: r.height / 2, color: selected ? Color(rgb: 0x4fc3f7).withAlpha(0.85) : Color.black.withAlpha(0.45))
