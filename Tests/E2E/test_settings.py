@@ -44,3 +44,15 @@ def test_sighup_reloads_settings_live(weston, tmp_path):
                    timeout=5, what="the screensaver after the new 1 s idle timeout")
     finally:
         k.close()
+
+
+def test_the_screen_may_blank_after_the_blank_delay(weston, tmp_path):
+    # weston 10 offers no idle-inhibit protocol, so this checks the timing path through the log.
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text("[shell]\nblank_delay = 1\n")
+    k = Kiosk(weston, "--verbose", "--config", str(cfg), "--screensaver", protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        k.wait_for(r"letting the screen blank", timeout=4)
+    finally:
+        k.close()

@@ -41,6 +41,17 @@ import Glibc
         #expect(r.tiles.model.selectedIDs == [0])
     }
 
+    @Test func theApplicationHearsWhenTheScreensaverStartsAndEnds() {
+        let r = Rig(idle: 5)
+        var events: [Bool] = []
+        r.shell.onScreensaverChange = { events.append($0) }
+        r.wait(5.1)
+        r.tap(100, 700)
+        r.wait(5.1)
+        r.shell.handle(KeyEvent(keysym: 0x61, text: "a", pressed: true), at: r.now)
+        #expect(events == [true, false, true, false])
+    }
+
     @Test func inputRestartsTheIdleTimerAndZeroMeansNever() {
         let r = Rig(idle: 10)
         r.wait(8); r.tap(600, 600); r.wait(8)

@@ -117,6 +117,10 @@ final class Application: WindowDelegate, InputSink {
             stage = Stage(scene: scene, info: info, rotation: settings.rotate, laidOutFor: prep.preparedInfo)
             stage?.fonts = fonts
             stage?.showsStats = settings.stats
+            if let shell = scene as? Shell {
+                shell.onScreensaverChange = { [weak self] on in self?.screensaverChanged(on) }
+                if shell.showingScreensaver { screensaverChanged(true) }
+            }
             preparation = nil
         }
         window.setNeedsRedraw()
@@ -139,6 +143,22 @@ final class Application: WindowDelegate, InputSink {
     }
 
     func windowWantsAnotherFrame(_ window: Window) -> Bool { stage?.scene.isAnimating ?? false }
+
+    /// While the screensaver runs, the screen may blank after `blank_delay` seconds (0: never):
+    /// the idle inhibitor is released then and taken back when someone wakes the kiosk.
+    private var blankTimer: ScheduledTimer?
+    private func screensaverChanged(_ on: Bool) {
+        blankTimer?.cancel()
+        blankTimer = nil
+        if on, settings.blankDelay > 0 {
+            blankTimer = scheduler.schedule(after: settings.blankDelay) { [weak self] in
+                self?.log.info("screensaver: letting the screen blank")
+                self?.window.setIdleInhibited(false)
+            }
+        } else if !on {
+            window.setIdleInhibited(true)
+        }
+    }
 
     /// SIGHUP: re-reads the settings file and applies what can change live (idle timeout, app
     /// rotation, scene bar, stats overlay); the rest applies at the next start.

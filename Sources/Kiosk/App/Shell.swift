@@ -15,6 +15,9 @@ final class Shell: Scene {
     private let fonts: FontCache
     /// Seconds without input before the screensaver; 0 never. Settable live (settings reload).
     var idleTimeout: Double { didSet { if idleTimeout != oldValue { armIdleTimer() } } }
+    /// Told when the screensaver starts (true) and ends (false): the application lets the
+    /// screen blank after a further delay while it runs.
+    var onScreensaverChange: ((Bool) -> Void)?
     var showsSceneBar = true { didSet { if showsSceneBar != oldValue { active.invalidation.addAll() } } }
     private var info = DisplayInfo(size: Size(width: 1, height: 1))
     private var idleTimer: ScheduledTimer?
@@ -79,7 +82,7 @@ final class Shell: Scene {
     func switchTo(_ name: String) {
         guard names.contains(name), name != currentName || showingScreensaver else { return }
         beginTransition()
-        if showingScreensaver { screensaver.setActive(false); showingScreensaver = false }
+        if showingScreensaver { screensaver.setActive(false); showingScreensaver = false; onScreensaverChange?(false) }
         current.setActive(false)
         currentName = name
         current.setActive(true)
@@ -93,6 +96,7 @@ final class Shell: Scene {
         showingScreensaver = true
         screensaver.setActive(true)
         screensaver.invalidation.addAll()
+        onScreensaverChange?(true)
     }
 
     private func wake() {
@@ -103,6 +107,7 @@ final class Shell: Scene {
         current.setActive(true)
         current.invalidation.addAll()
         armIdleTimer()
+        onScreensaverChange?(false)
     }
 
     /// Keeps what is on screen now as a picture that fades out over the next scene.
