@@ -41,17 +41,9 @@ struct Settings: Equatable {
 
     /// Reads `path`; problems are returned (each one line), defaults fill every gap.
     static func load(path: String) -> (Settings, [Problem]) {
-        guard let f = fopen(path, "r") else {
+        guard let bytes = readSmallFile(path, limit: 1 << 20) else {
             return (Settings(), [Problem(file: path, line: 1, column: 1, message: "cannot read: \(String(cString: strerror(errno)))")])
         }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let n = fread(&buf, 1, buf.count, f)
-            if n <= 0 { break }
-            bytes += buf[0..<n]
-        }
-        fclose(f)
         return parse(String(decoding: bytes, as: UTF8.self), file: path)
     }
 

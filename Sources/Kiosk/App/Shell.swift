@@ -18,7 +18,9 @@ final class Shell: Scene {
     /// Told when the screensaver starts (true) and ends (false): the application lets the
     /// screen blank after a further delay while it runs.
     var onScreensaverChange: ((Bool) -> Void)?
-    var showsSceneBar = true { didSet { if showsSceneBar != oldValue { active.invalidation.addAll() } } }
+    var showsSceneBar = true {
+        didSet { if showsSceneBar != oldValue { barRects = computeBarRects(); active.invalidation.addAll() } }
+    }
     private var info = DisplayInfo(size: Size(width: 1, height: 1))
     private var idleTimer: ScheduledTimer?
     /// Touch ids being swallowed (the wake touch) or tracked as an edge swipe.
@@ -58,6 +60,7 @@ final class Shell: Scene {
 
     func layout(_ info: DisplayInfo) {
         self.info = info
+        barRects = computeBarRects()
         current.layout(info)
         screensaver.layout(info)
         for (n, s) in scenes where n != currentName { s.layout(info) }
@@ -189,7 +192,9 @@ final class Shell: Scene {
 
     // MARK: Scene bar
 
-    private var barRects: [Rect] {
+    /// The bar's buttons, recomputed on layout (not per touch or frame).
+    private var barRects: [Rect] = []
+    private func computeBarRects() -> [Rect] {
         guard showsSceneBar, names.count > 1 else { return [] }
         let mm = info.pointsPerMillimetre
         let w = max(110, 28 * mm), h = max(40, 10 * mm), gap = 8.0

@@ -105,19 +105,9 @@ public final class StateStore: @unchecked Sendable {
     }
 
     private func readFile(_ p: String) -> Data? {
-        let fd = open(p, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
+        guard let bytes = readSmallFile(p) else {
             if errno != ENOENT { report("\(p): cannot read saved state (\(String(cString: strerror(errno)))); starting fresh") }
             return nil
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count < 4 << 20 { // a state file is small; refuse to read a huge one
-            let n = read(fd, &chunk, chunk.count)
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
         }
         return Data(bytes)
     }

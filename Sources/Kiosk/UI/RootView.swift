@@ -1,11 +1,3 @@
-/// What the renderer counted, for the stats overlay and benchmarks.
-public struct RenderStats {
-    public var frames = 0
-    public var layersDrawn = 0
-    public var viewsComposited = 0
-    public var lastDamagedFraction = 0.0
-}
-
 /// The top of a view tree: the screen of one scene. It owns what the tree shares (fonts,
 /// render cache, animator, gesture arena, timers), turns every view change into damage,
 /// composites the damaged region, and delivers touches to views and gesture recognizers.
@@ -21,7 +13,6 @@ public final class RootView: View {
     /// Where unhandled touches go after the root (the scene).
     public weak var owner: Responder?
     var needsLayoutPass = true
-    public internal(set) var stats = RenderStats()
 
     private var touches: [Int32: Touch] = [:]
     private var tapCounter = TapCounter()
@@ -109,7 +100,6 @@ public final class RootView: View {
         layoutPass()
         flushDamage()
         canvas.cache = renderCache
-        stats.frames += 1
         composite(self, parent: .identity, alpha: 1, canvas: canvas)
     }
 
@@ -122,7 +112,6 @@ public final class RootView: View {
         let screen = t.apply(box)
         let translationOnly = t.a == 1 && t.b == 0 && t.c == 0 && t.d == 1
         if canvas.isVisible(screen) {
-            stats.viewsComposited += 1
             draw(v, transform: t, translationOnly: translationOnly, box: box, screen: screen, alpha: alpha, canvas: canvas)
         }
         guard !v.subviews.isEmpty else { return }

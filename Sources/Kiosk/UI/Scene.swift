@@ -1,10 +1,5 @@
-/// A time source. Live code uses the monotonic clock; tests and snapshots use `ManualClock`.
-public protocol Clock: AnyObject {
-    /// Seconds on a monotonic timeline (only differences matter).
-    var now: Double { get }
-}
-
-public final class ManualClock: Clock {
+/// Simulated time for headless renders: snapshots, benchmarks, tests.
+public final class ManualClock {
     public var now: Double
     public init(_ start: Double = 0) { now = start }
     public func advance(by seconds: Double) { now += seconds }

@@ -222,11 +222,14 @@ open class View: Responder {
     }
 
     /// Maps this view's bounds coordinates to root coordinates (presentation values).
-    func screenTransform() -> AffineTransform {
+    func screenTransform() -> AffineTransform { toTop { $0.localToSuperview() } }
+
+    /// Concatenates `step` of this view and each ancestor below the topmost one.
+    private func toTop(_ step: (View) -> AffineTransform) -> AffineTransform {
         var t = AffineTransform.identity
         var v: View? = self
         while let cur = v, let s = cur.superview {
-            t = t.concatenating(cur.localToSuperview())
+            t = t.concatenating(step(cur))
             v = s
         }
         return t
@@ -285,7 +288,6 @@ open class View: Responder {
             draw(in: canvas)
             if borderWidth > 0 { canvas.strokeRoundedRect(box, radius: cornerRadius, width: borderWidth, color: borderColor) }
             layerIsValid = true
-            root?.stats.layersDrawn += 1
         }
         return layer
     }
@@ -404,15 +406,7 @@ open class View: Responder {
     /// conversion use where views are going to be, as in UIKit.
     func modelToSuperview() -> AffineTransform { toSuperview(model) }
     /// Bounds coordinates → coordinates of the topmost ancestor.
-    func modelToTop() -> AffineTransform {
-        var t = AffineTransform.identity
-        var v: View? = self
-        while let cur = v, let s = cur.superview {
-            t = t.concatenating(cur.modelToSuperview())
-            v = s
-        }
-        return t
-    }
+    func modelToTop() -> AffineTransform { toTop { $0.modelToSuperview() } }
 
     public func convert(_ point: Point, to view: View?) -> Point {
         let toTop = modelToTop().apply(point)

@@ -300,13 +300,10 @@ final class ShipView: View {
         flame.isUserInteractionEnabled = false
         addSubview(flame)
         isUserInteractionEnabled = false
-        guard let dir = themeDirectory else { return }
-        for (name, assign) in [("rocket.png", { (i: Image) in self.idleImage = i }), ("rocket_firing.png", { (i: Image) in self.firingImage = i })] {
-            let path = dir + "/" + name
-            if access(path, F_OK) != 0 { continue }
-            do { assign(try PNG.read(path: path)) } catch { report("image \(error); drawing the vector rocket instead") }
-        }
-        if idleImage == nil { firingImage = nil }
+        let images = Theme.images(["rocket.png", "rocket_firing.png"], in: themeDirectory, report: report)
+        idleImage = images["rocket.png"]
+        // A firing picture without a resting one would make the rocket change style mid-flight.
+        firingImage = idleImage == nil ? nil : images["rocket_firing.png"]
     }
 
     override func layoutSubviews() {

@@ -36,14 +36,7 @@ public final class TileBoardScene: ViewScene {
         model = m
         self.store = store
         self.report = report
-        var images: [String: Image] = [:]
-        if let dir = themeDirectory {
-            for name in ["on.png", "off.png"] {
-                let path = dir + "/" + name
-                if access(path, F_OK) != 0 { continue }
-                do { images[name] = try PNG.read(path: path) } catch { report("image \(error); drawing vector tiles instead") }
-            }
-        }
+        let images = Theme.images(["on.png", "off.png"], in: themeDirectory, report: report)
         // Both or neither: a board mixing pictures and vector tiles would look broken.
         if let on = images["on.png"], let off = images["off.png"] { onImage = on; offImage = off }
         super.init(name: "tiles", fonts: fonts, scheduler: scheduler)

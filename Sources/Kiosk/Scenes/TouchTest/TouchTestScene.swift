@@ -182,7 +182,8 @@ public final class TouchTestScene: ViewScene {
             l.frame = Rect(x: 32, y: y, width: max(10, size.width - 64), height: h)
             y += h + 8
         }
-        updateText()
+        updateInfoLine()
+        updateCounters()
 
         // Widgets in a column on the right (landscape) or a band at the bottom (portrait).
         let mm = info.pointsPerMillimetre
@@ -215,16 +216,26 @@ public final class TouchTestScene: ViewScene {
         followerCaption.frame = Rect(x: slots[1].x - 170, y: slots[1].y + sq / 2 + 6, width: 340, height: 26)
     }
 
-    private func updateText() {
+    /// The screen's facts: they change only with the layout.
+    private func updateInfoLine() {
         let orientation = info.isPortrait ? "portrait" : "landscape"
         let dpi = Int((info.pointsPerMillimetre * 25.4 * Double(info.scale)).rounded())
         var panel = ""
         if let p = info.physicalSize { panel = " · panel \(format(p.width))×\(format(p.height)) mm" }
         infoLine.text = "Touch test — \(info.size) pt · scale \(info.scale) · \(orientation) · \(dpi) dpi\(panel)"
-        let n = model.touchCount
-        counter.text = "\(n) touch point\(n == 1 ? "" : "s") · \(model.totalTouches) touch\(model.totalTouches == 1 ? "" : "es") since start"
+    }
+
+    /// The touch counters and last key: per batch, and only when they changed.
+    private func updateCounters() {
+        let counts = (model.touchCount, model.totalTouches)
+        if counts != shownCounts {
+            shownCounts = counts
+            let n = counts.0
+            counter.text = "\(n) touch point\(n == 1 ? "" : "s") · \(model.totalTouches) touch\(model.totalTouches == 1 ? "" : "es") since start"
+        }
         lastKey.text = "Last key: \(model.lastKey ?? "none")"
     }
+    private var shownCounts = (-1, -1)
 
     // MARK: Input and time
 
@@ -234,7 +245,7 @@ public final class TouchTestScene: ViewScene {
         for f in model.fingers + model.fading where ids.contains(f.id) { fingers.invalidate(f) }
         let changed = model.apply(batch, at: time)
         for f in model.fingers + model.fading where changed.contains(f.id) { fingers.invalidate(f) }
-        updateText()
+        updateCounters()
         super.handle(batch, at: time)
     }
 
@@ -242,7 +253,7 @@ public final class TouchTestScene: ViewScene {
         guard key.pressed else { return }
         let printable = !key.text.isEmpty && !key.text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
         model.recordKey(printable ? key.text : "keysym 0x" + String(key.keysym, radix: 16))
-        updateText()
+        updateCounters()
     }
 
     public override func advance(to time: Double) {
