@@ -62,15 +62,15 @@ import Testing
 }
 
 @Suite struct FallingWordsSceneTests {
-    @Test func labelsFollowTheModelAndARotationRetargetsThem() {
+    @Test func labelsFollowTheModelAndARotationRetargetsThem() throws {
         let rig = SceneRig<FallingWordsScene>(size: Size(width: 1920, height: 1080)) { FallingWordsScene(fonts: $0, scheduler: $1) }
         rig.wait(3)
         #expect(rig.scene.labelCount == rig.scene.model.words.count && rig.scene.labelCount == 7)
         rig.scene.layout(DisplayInfo(size: Size(width: 1080, height: 1920)))
         let w = rig.scene.model.words[0]
         let expected = rig.scene.model.centre(of: w, at: rig.now, in: Size(width: 1080, height: 1920))
-        let label = rig.scene.root.subviews.compactMap { $0 as? Label }.first { $0.center == expected }
-        #expect(label != nil)
+        let placed = try #require(rig.scene.labelCentre(of: w.id))
+        #expect(abs(placed.x - expected.x) <= 0.5 && abs(placed.y - expected.y) <= 0.5)
         rig.wait(60)
         #expect(rig.scene.labelCount == rig.scene.model.words.count) // removed with the model
     }
@@ -85,5 +85,85 @@ import Testing
         rig.scene.setActive(true)
         rig.wait(0.1)
         #expect(rig.scene.labelCount < 80) // at most a screenful catches up
+    }
+}
+
+@Suite struct FallingWordsRenderingTests {
+    /// The pixels of an image as 0xRRGGBB (opaque images).
+    func pixels(_ img: Image) -> [UInt32] {
+        var out: [UInt32] = []
+        img.withRows { _, row in out.append(contentsOf: row.map { $0 & 0xff_ffff }) }
+        return out
+    }
+
+    @Test(arguments: [1, 2])
+    func damageOnlyFramesMatchAFullRepaint(scale: Int) throws {
+        var c = FallingWordsConfig()
+        c.interval = 0.05 // ~100 labels, many overlapping
+        c.phrases = ["Peace Love Groovy Music", "Grüße aus Köln", "春夏秋冬"]
+        let r = try HeadlessRenderer(scene: FallingWordsScene(fonts: testFonts, config: c),
+                                     info: DisplayInfo(size: Size(width: 640, height: 400), scale: scale))
+        r.run(until: 4)
+        let scene = try #require(r.stage.scene as? FallingWordsScene)
+        #expect(scene.labelCount > 40)
+        // Only label boxes were repainted in the last frame, not the whole screen.
+        r.clock.advance(by: 1.0 / 60)
+        let damage = r.renderFrame()
+        #expect(damage.area < r.stage.pixelSize.area * 9 / 10)
+        #expect(damage.rectCount > 1)
+        // Frames drawn damage-only (alternating two images) equal one drawn from scratch.
+        let full = try #require(Image(pixelSize: r.stage.pixelSize, hasAlpha: false, scale: scale))
+        r.stage.draw(in: Canvas(image: full))
+        let a = pixels(r.image), b = pixels(full)
+        let differing = zip(a, b).filter { $0 != $1 }.count
+        #expect(differing == 0)
+    }
+
+    @Test func onePhraseNeedsOnlyAMaskPerFontSize() throws {
+        let r = try HeadlessRenderer(scene: FallingWordsScene(fonts: testFonts), info: DisplayInfo(size: Size(width: 1920, height: 1080)))
+        r.run(until: 10)
+        let scene = try #require(r.stage.scene as? FallingWordsScene)
+        #expect(scene.labelCount >= 15)
+        #expect(scene.root.renderCache.textMasks.count <= scene.labelCount)
+        #expect(scene.root.renderCache.textMasks.count < 40)
+    }
+}
+
+@Suite struct CoverageTests {
+    func run(_ text: String, px: Double = 20) throws -> TextRun {
+        try #require(testFonts.font(points: px, scale: 1)).layout(text)
+    }
+
+    @Test func aMaskHoldsTheInkAtItsAlpha() throws {
+        let r = try run("Hg")
+        let m = try #require(TextMask(run: r, alpha: 0.5))
+        #expect(m.colorRun == nil)
+        #expect(m.offsetY < 0 && m.offsetY + m.pixelSize.height > 0) // above and below the baseline
+        // Drawn white on black, full coverage × 0.5 is mid grey and nothing is brighter.
+        let img = try #require(Image(pixelSize: PixelSize(width: 60, height: 40), hasAlpha: false))
+        Canvas(image: img).drawCoverage([.init(mask: m, x: 10, y: 30)], color: .white, background: .black)
+        var peak: UInt32 = 0
+        img.withRows { _, row in for p in row { peak = max(peak, p & 0xff) } }
+        #expect(peak >= 126 && peak <= 129)
+        #expect(TextMask(run: try run("   "), alpha: 1) == nil) // no ink, no mask
+    }
+
+    @Test func overlapsAddUpAndOnlyTheClipIsPainted() throws {
+        let img = try #require(Image(pixelSize: PixelSize(width: 60, height: 40), hasAlpha: false))
+        let canvas = Canvas(image: img)
+        canvas.clear(Color(rgb: 0x00ff00))
+        let square = try #require(Image(alphaMaskOf: PixelSize(width: 20, height: 20)))
+        Canvas(image: square).fill(Rect(x: 0, y: 0, width: 20, height: 20), color: Color(rgb: 0, alpha: 0.5))
+        let m = TextMask(image: square)
+        canvas.setClip(Region(PixelRect(x: 0, y: 0, width: 50, height: 40)))
+        canvas.drawCoverage([.init(mask: m, x: 0, y: 0), .init(mask: m, x: 10, y: 0)], color: Color(rgb: 0xff0000), background: .black)
+        #expect(img.pixel(x: 5, y: 5) & 0xff_ffff == 0x80_0000) // one label at ½
+        #expect(img.pixel(x: 15, y: 5) & 0xff_ffff == 0xff_0000) // two: saturated
+        #expect(img.pixel(x: 40, y: 5) & 0xff_ffff == 0x00_0000) // background
+        #expect(img.pixel(x: 55, y: 5) & 0xff_ffff == 0x00_ff00) // outside the clip: untouched
+        // A background other than black is painted first and the words blended over it.
+        canvas.drawCoverage([.init(mask: m, x: 0, y: 0)], color: Color(rgb: 0xff0000), background: Color(rgb: 0x0000ff))
+        #expect(img.pixel(x: 5, y: 5) & 0xff_ffff == 0x80_007f)
+        #expect(img.pixel(x: 40, y: 5) & 0xff_ffff == 0x00_00ff)
     }
 }

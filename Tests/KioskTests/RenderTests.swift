@@ -91,6 +91,23 @@ import Glibc
     }
 }
 
+@Suite struct RegionCoarseningTests {
+    @Test func coarsenedKeepsFewRectsAndCoversEveryPixel() {
+        // 300 small scattered boxes, like falling labels.
+        var rects: [PixelRect] = []
+        for i in 0..<300 { rects.append(PixelRect(x: Int32(i * 37 % 1800), y: Int32(i * 53 % 1000), width: 90, height: 20)) }
+        let r = Region(rects: rects)
+        #expect(r.rectCount > 64)
+        let c = r.coarsened(maxRects: 64)
+        #expect(c.rectCount <= 64)
+        let inside = c.copy()
+        inside.intersect(r)
+        #expect(inside.area == r.area) // nothing lost
+        let few = Region(PixelRect(x: 1, y: 2, width: 3, height: 4))
+        #expect(few.coarsened(maxRects: 64) === few)
+    }
+}
+
 @Suite struct PNGTests {
     @Test func roundTripKeepsPixels() throws {
         let img = Image(pixelSize: PixelSize(width: 8, height: 8), hasAlpha: true)!

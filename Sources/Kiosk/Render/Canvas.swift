@@ -255,8 +255,9 @@ public final class Canvas {
 
     // MARK: Text
 
-    /// Draws `run` with its baseline starting at `origin` (logical points).
-    public func draw(_ run: TextRun, at origin: Point, color: Color) {
+    /// Draws `run` with its baseline starting at `origin` (logical points); `colorGlyphsOnly`
+    /// skips the monochrome glyphs (drawn from a `TextMask` instead).
+    public func draw(_ run: TextRun, at origin: Point, color: Color, colorGlyphsOnly: Bool = false) {
         guard color.alpha > 0, !run.glyphs.isEmpty else { return }
         let bx = Int32((origin.x * Double(scale)).rounded()), by = Int32((origin.y * Double(scale)).rounded())
         if let c = clipBounds {
@@ -269,7 +270,7 @@ public final class Canvas {
         defer { pixman_image_unref(src) }
         var alphaMask: OpaquePointer?
         defer { if let alphaMask { pixman_image_unref(alphaMask) } }
-        for g in run.glyphs {
+        for g in run.glyphs where g.isColor || !colorGlyphsOnly {
             let x = bx + g.x, y = by - g.y
             if let c = clipBounds, x > c.x + c.width || x + g.width < c.x || y > c.y + c.height || y + g.height < c.y {
                 continue
@@ -284,6 +285,51 @@ public final class Canvas {
             } else {
                 pixman_image_composite32(PIXMAN_OP_OVER, src, g.image, target, 0, 0, 0, 0, x, y, g.width, g.height)
             }
+        }
+    }
+}
+
+extension Canvas {
+    /// One text mask to composite, with the run's pen origin at pixel (x, y).
+    public struct MaskPlacement {
+        public let mask: TextMask
+        public let x: Int32, y: Int32
+        public init(mask: TextMask, x: Int32, y: Int32) { self.mask = mask; self.x = x; self.y = y }
+    }
+
+    /// Paints the clipped area with `background`, then many translucent masks of one `color`
+    /// as if each were composited over the ones before (each mask's alpha is baked in).
+    ///
+    /// With hundreds of overlapping labels every pixel is covered many times over; blending each
+    /// into the 32-bit buffer would move four bytes per covered pixel per label. Instead the
+    /// masks are summed into one 8-bit coverage buffer (pixman's SSE2 saturating add, sixteen
+    /// pixels at a time) and the colour goes through it once. The sum saturates where labels
+    /// overlap: two at 0.75 make 1.0 where blending would make 0.94, a difference no one sees.
+    public func drawCoverage(_ items: [MaskPlacement], color: Color, background: Color, alpha: Double = 1) {
+        guard let acc = cache?.coverage(size: pixelSize) ?? Image(alphaMaskOf: pixelSize) else { return }
+        let region = clip ?? Region(PixelRect(x: 0, y: 0, width: pixelSize.width, height: pixelSize.height))
+        var boxes = region.rects.map { pixman_box32_t(x1: $0.x, y1: $0.y, x2: $0.x + $0.width, y2: $0.y + $0.height) }
+        guard !boxes.isEmpty else { return }
+        // The coverage buffer is scratch: only the part repainted now is cleared and read, so
+        // masks may spill outside it harmlessly.
+        var zero = pixman_color_t(red: 0, green: 0, blue: 0, alpha: 0)
+        _ = pixman_image_fill_boxes(PIXMAN_OP_SRC, acc.raw, &zero, Int32(boxes.count), &boxes)
+        let ext = region.extents
+        for it in items {
+            let r = it.mask.rect(originX: it.x, y: it.y)
+            if r.x >= ext.x + ext.width || r.x + r.width <= ext.x || r.y >= ext.y + ext.height || r.y + r.height <= ext.y { continue }
+            pixman_image_composite32(PIXMAN_OP_ADD, it.mask.image.raw, nil, acc.raw, 0, 0, 0, 0, r.x, r.y, r.width, r.height)
+        }
+        let a = max(0, min(1, alpha))
+        var fg = color.withAlpha(color.alpha * a).pixman
+        guard let src = pixman_image_create_solid_fill(&fg) else { return }
+        defer { pixman_image_unref(src) }
+        if a >= 1 && color.alpha >= 1 && background == Color(rgb: 0) {
+            // On black, colour × coverage is the whole result: one pass writes every pixel.
+            pixman_image_composite32(PIXMAN_OP_SRC, src, acc.raw, target, ext.x, ext.y, ext.x, ext.y, ext.x, ext.y, ext.width, ext.height)
+        } else {
+            fill(Rect(origin: .zero, size: size), color: background.withAlpha(background.alpha * a))
+            pixman_image_composite32(PIXMAN_OP_OVER, src, acc.raw, target, ext.x, ext.y, ext.x, ext.y, ext.x, ext.y, ext.width, ext.height)
         }
     }
 }

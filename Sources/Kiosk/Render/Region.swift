@@ -71,6 +71,20 @@ public final class Region: CustomStringConvertible {
     }
     public var rectCount: Int { Int(pixman_region32_n_rects(raw)) }
 
+    /// At most `maxRects` rectangles covering the region: itself when it has few enough, else
+    /// its rectangles grown to a grid of `tile` pixels and merged, else its bounding box. For
+    /// telling a compositor what changed, where a few more pixels cost less than many requests.
+    public func coarsened(maxRects: Int, tile: Int32 = 64) -> Region {
+        guard rectCount > maxRects else { return self }
+        let grid = Region(rects: rects.map { r in
+            let x1 = r.x / tile * tile, y1 = r.y / tile * tile
+            let x2 = (r.x + r.width + tile - 1) / tile * tile, y2 = (r.y + r.height + tile - 1) / tile * tile
+            return PixelRect(x: x1, y: y1, width: x2 - x1, height: y2 - y1)
+        })
+        grid.intersect(extents)
+        return grid.rectCount > maxRects ? Region(extents) : grid
+    }
+
     /// Pixels covered (rectangles in a pixman region never overlap).
     public var area: Int { rects.reduce(0) { $0 + $1.area } }
     public var description: String { isEmpty ? "∅" : rects.map(\.description).joined(separator: " + ") }

@@ -7,6 +7,16 @@ public final class RenderCache {
     private var discs: [Int: Image] = [:]
     public init() {}
 
+    /// Masks of text drawn over and over (falling labels).
+    public let textMasks = TextMaskCache()
+
+    private var coverageBuffer: Image?
+    /// An 8-bit scratch image of `size` for `Canvas.drawCoverage` (kept between frames).
+    func coverage(size: PixelSize) -> Image? {
+        if coverageBuffer?.pixelSize != size { coverageBuffer = Image(alphaMaskOf: size) }
+        return coverageBuffer
+    }
+
     /// An a8 coverage mask of a disc of `radius` device pixels (quantized to 1/4 px), centred
     /// in a square of side `2 * ceil(radius) + 2`.
     func disc(radiusPixels r: Double) -> Image? {
@@ -27,7 +37,7 @@ public final class RenderCache {
 extension Image {
     /// An 8-bit coverage mask (PIXMAN_a8), transparent.
     convenience init?(alphaMaskOf size: PixelSize) {
-        guard size.width > 0, size.height > 0, size.width <= 4096, size.height <= 4096,
+        guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384,
               let raw = pixman_image_create_bits(PIXMAN_a8, size.width, size.height, nil, 0) else { return nil }
         self.init(adopting: raw)
     }

@@ -20,7 +20,9 @@ public final class Invalidation {
     /// More rectangles than this and the damage is simplified to its bounding box: every
     /// drawing call walks the clip's rectangles, so a fragmented clip costs more than the
     /// extra pixels (measured with `kiosk bench --scene labels`).
-    public static let maximumRects = 48
+    public static let defaultMaximumRects = 48
+    /// A scene whose drawing walks the damage once (not once per item) may allow more.
+    public var maximumRects = Invalidation.defaultMaximumRects
 
     /// The damage as a pixel region at `scale`, then empties itself.
     public func take(scale: Int, bounds: PixelRect) -> Region {
@@ -28,7 +30,7 @@ public final class Invalidation {
         if everything { return Region(bounds) }
         let r = Region(rects: rects.map { $0.pixelBounds(scale: scale) })
         r.intersect(bounds)
-        if r.rectCount > Invalidation.maximumRects { return Region(r.extents) }
+        if r.rectCount > maximumRects { return Region(r.extents) }
         return r
     }
 }

@@ -3,20 +3,29 @@
 /// retargets every falling label to the new bottom, and new labels use the new width.
 public final class FallingWordsScene: ViewScene {
     public private(set) var model: FallingWordsModel
-    private var labels: [Int: Label] = [:]
+    private let wordsView: FallingWordsView
     private var time = 0.0
     private var isActive = true
 
     public init(fonts: FontCache, scheduler: Scheduler = ManualScheduler(), config: FallingWordsConfig = FallingWordsConfig()) {
         model = FallingWordsModel(config: config)
+        wordsView = FallingWordsView(config: model.config)
         super.init(name: "words", fonts: fonts, scheduler: scheduler)
     }
 
     public override func build(in root: RootView) {
-        root.backgroundColor = .black
+        // The words view paints the background itself, in the same pass as the words.
+        root.backgroundColor = nil
+        root.addSubview(wordsView)
+        // Hundreds of small label boxes: keep them apart rather than repainting their bounding
+        // box (the coverage pass walks the damage once, not once per label).
+        root.invalidation.maximumRects = 4096
     }
 
-    public override func layout(root: RootView) { place() }
+    public override func layout(root: RootView) {
+        wordsView.frame = root.bounds
+        place()
+    }
 
     public override func setActive(_ active: Bool) {
         isActive = active
@@ -26,34 +35,20 @@ public final class FallingWordsScene: ViewScene {
     public override func advance(to time: Double) {
         if isActive {
             self.time = time
-            let size = root.bounds.size
-            let change = model.advance(to: time, height: size.height)
-            for id in change.removed { labels.removeValue(forKey: id)?.removeFromSuperview() }
+            let change = model.advance(to: time, height: root.bounds.height)
+            wordsView.remove(ids: change.removed)
             for id in change.added {
-                guard let w = model.words.first(where: { $0.id == id }) else { continue }
-                let c = model.config
-                let l = Label(frame: Rect(x: 0, y: 0, width: c.baseSize.width * w.scale, height: c.baseSize.height * w.scale))
-                l.text = w.text
-                l.fontSize = 0.6 * c.baseSize.height * w.scale
-                l.adjustsFontSizeToFitWidth = true
-                l.minimumScaleFactor = 0.2
-                l.alignment = .center
-                l.textColor = c.color
-                l.alpha = c.alpha
-                l.isUserInteractionEnabled = false
-                labels[id] = l
-                root.addSubview(l)
+                if let w = model.words.last(where: { $0.id == id }) { wordsView.add(w) }
             }
             place()
         }
         super.advance(to: time)
     }
 
-    private func place() {
-        let size = root.bounds.size
-        for w in model.words { labels[w.id]?.center = model.centre(of: w, at: time, in: size) }
-    }
+    private func place() { wordsView.place(model: model, time: time, size: root.bounds.size) }
 
     public override var isAnimating: Bool { isActive || root.isAnimating }
-    public var labelCount: Int { labels.count }
+    public var labelCount: Int { wordsView.count }
+    /// Where the label of word `id` is drawn (its centre, snapped to device pixels).
+    public func labelCentre(of id: Int) -> Point? { wordsView.placedCentre(of: id) }
 }

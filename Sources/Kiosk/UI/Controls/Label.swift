@@ -43,20 +43,10 @@ open class Label: View {
         if linesValid && laidOutScale == scale && laidOutSize == bounds.size { return }
         laidOutScale = scale; laidOutSize = bounds.size; linesValid = true
         lines.removeAll()
-        guard let fonts = root?.fonts, !text.isEmpty else { return }
-        var size = fontSize
-        var wrapped: [TextRun] = []
-        while true {
-            guard let font = fonts.font(fontFamily, points: size, scale: scale) else { return }
-            wrapped = wrap(font: font)
-            let widest = wrapped.map(\.width).max() ?? 0
-            let tooWide = widest > bounds.width + 0.5
-            if adjustsFontSizeToFitWidth && tooWide && size > fontSize * minimumScaleFactor + 0.01 {
-                size = max(fontSize * minimumScaleFactor, size * min(0.95, bounds.width / max(widest, 1)))
-                continue
-            }
-            break
-        }
+        guard let fonts = root?.fonts, !text.isEmpty,
+              let (size, wrapped) = Label.fit(fonts: fonts, family: fontFamily, points: fontSize, scale: scale, width: bounds.width,
+                                              minimumScaleFactor: adjustsFontSizeToFitWidth ? minimumScaleFactor : 1, lines: wrap)
+        else { return }
         effectiveFontSize = size
         guard let first = wrapped.first else { return }
         let lineHeight = first.font.lineHeight
@@ -71,6 +61,23 @@ open class Label: View {
             }
             lines.append(Line(run: run, origin: Point(x: x, y: y)))
             y += lineHeight
+        }
+    }
+
+    /// The largest font size from `points` down to `points × minimumScaleFactor` at which the
+    /// lines made by `lines` fit `width`, and those lines (nil: the font cannot be loaded).
+    public static func fit(fonts: FontCache, family: String, points: Double, scale: Int, width: Double,
+                           minimumScaleFactor: Double, lines: (Font) -> [TextRun]) -> (Double, [TextRun])? {
+        var size = points
+        while true {
+            guard let font = fonts.font(family, points: size, scale: scale) else { return nil }
+            let wrapped = lines(font)
+            let widest = wrapped.map(\.width).max() ?? 0
+            if widest > width + 0.5 && size > points * minimumScaleFactor + 0.01 {
+                size = max(points * minimumScaleFactor, size * min(0.95, width / max(widest, 1)))
+                continue
+            }
+            return (size, wrapped)
         }
     }
 
