@@ -84,6 +84,7 @@ int kiosk_signalfd_create(void)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGUSR1);
     if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0)
         return -1;
     return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);

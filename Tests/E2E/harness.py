@@ -92,7 +92,11 @@ class Weston:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         path = glob.glob(str(shots / "*.png"))[0]
         with Image.open(path) as im:
-            return im.convert("RGB")
+            # weston copies the unused byte of an XRGB buffer into its framebuffer and the
+            # screenshooter writes it as alpha, un-premultiplying the colour; a display ignores
+            # that byte, which compositing over black reproduces.
+            im = im.convert("RGBA")
+            return Image.alpha_composite(Image.new("RGBA", im.size, (0, 0, 0, 255)), im).convert("RGB")
 
     def kill(self, sig=signal.SIGKILL):
         if self.proc.poll() is None:

@@ -98,6 +98,8 @@ final class Application: WindowDelegate, InputSink {
         switch sig {
         case 1: // SIGHUP
             reloadSettings()
+        case 10: // SIGUSR1: one line of frame statistics, for an operator or a measurement
+            logDrawStats()
         default:
             log.info("signal \(sig): shutting down")
             stage?.scene.saveState()
@@ -140,6 +142,15 @@ final class Application: WindowDelegate, InputSink {
         if log.logLevel <= .debug {
             log.debug("startup: \(what) at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
         }
+    }
+
+    private var statsSince = EventLoop.now()
+    private func logDrawStats() {
+        let now = EventLoop.now(), span = max(1e-3, now - statsSince)
+        statsSince = now
+        guard let d = stage?.takeDrawStats() else { return }
+        let mean = d.frames > 0 ? d.seconds / Double(d.frames) * 1000 : 0
+        log.info("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
     }
 
     func windowWantsAnotherFrame(_ window: Window) -> Bool { stage?.scene.isAnimating ?? false }

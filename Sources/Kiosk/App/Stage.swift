@@ -146,6 +146,13 @@ final class Stage {
         canvas.draw(off, transform: sceneToWindow, alpha: 1, exact: true)
     }
 
+    /// Frames drawn and time spent drawing them since the last `takeDrawStats()`.
+    private var drawn = (frames: 0, seconds: 0.0, longest: 0.0)
+    func takeDrawStats() -> (frames: Int, seconds: Double, longest: Double) {
+        defer { drawn = (0, 0, 0) }
+        return drawn
+    }
+
     /// Fonts for the overlay.
     var fonts: FontCache?
 
@@ -158,6 +165,9 @@ final class Stage {
             drawRotated(into: canvas)
         }
         lastDrawDuration = EventLoop.now() - start
+        drawn.frames += 1
+        drawn.seconds += lastDrawDuration
+        drawn.longest = max(drawn.longest, lastDrawDuration)
         if showsStats, canvas.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: windowInfo.scale) {
             canvas.fillRoundedRect(statsRect, radius: 8, color: Color.black.withAlpha(0.7))
             canvas.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color(rgb: 0x81c784))

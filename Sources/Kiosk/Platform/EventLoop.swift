@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The kiosk's only loop: `poll()` over the Wayland socket, one timerfd carrying every app
-/// timer and animation deadline, and a signalfd for SIGTERM/SIGINT/SIGHUP.
+/// timer and animation deadline, and a signalfd for SIGTERM/SIGINT/SIGHUP/SIGUSR1.
 ///
 /// With no timer armed and no frame pending, `poll` blocks indefinitely: an idle kiosk makes no
 /// wakeups at all.
@@ -21,7 +21,7 @@ final class EventLoop {
     private let log: Logger
     private var exitCode: Int32?
 
-    /// SIGTERM/SIGINT → orderly shutdown; SIGHUP → reload (settings, later).
+    /// SIGTERM/SIGINT → orderly shutdown; SIGHUP → reload settings; SIGUSR1 → frame statistics.
     var onSignal: ((Int32) -> Void)?
 
     init(log: Logger) throws {

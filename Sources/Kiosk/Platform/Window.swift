@@ -193,7 +193,13 @@ final class Window {
         damage.intersect(bounds)
         let mustCommit = Int32(scale) != committedScale || framesPresented == 0
         if damage.isEmpty && !mustCommit {
-            if delegate.windowWantsAnotherFrame(self) { requestFrameCallback(); wl_surface_commit(surface) }
+            // Nothing visible changed (an animation can be wholly off screen for a moment): no
+            // buffer, but keep the frame clock ticking while the scene animates.
+            if delegate.windowWantsAnotherFrame(self) {
+                needsRedraw = true
+                requestFrameCallback()
+                wl_surface_commit(surface)
+            }
             return
         }
         let paint = damage.copy()

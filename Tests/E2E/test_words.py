@@ -1,0 +1,30 @@
+"""End-to-end: the falling words keep falling, frame after frame, from the very first one."""
+import re
+import signal
+import time
+
+from harness import count_color
+from test_shell import PURPLE
+
+
+def frames_in_last_stats(k, n):
+    k.proc.send_signal(signal.SIGUSR1)
+    k.wait_for(r"stats: ", count=n)
+    m = re.findall(r"stats: (\d+) frames in ([\d.]+) s", k.stderr)[-1]
+    return int(m[0]), float(m[1])
+
+
+def test_screensaver_animates_continuously_and_reports_stats(weston, kiosk):
+    # The first label spends its first frames wholly above the top edge: frames with nothing
+    # to repaint must not stop the animation.
+    k = kiosk("--screensaver", protocol=False)
+    k.wait_for(r"first frame shown")
+    frames_in_last_stats(k, 1)
+    time.sleep(2)
+    frames, span = frames_in_last_stats(k, 2)
+    assert frames / span > 30, f"only {frames} frames in {span} s"
+    a = weston.screenshot()
+    time.sleep(0.3)
+    b = weston.screenshot()
+    assert count_color(b, (0, 0, 1920, 1080), PURPLE, tol=40) > 100
+    assert a.tobytes() != b.tobytes(), "the words did not move"
