@@ -41,6 +41,25 @@ import Testing
         #expect(natural.width > 120)
     }
 
+    @Test func fitLineTakesTheLargestFittingSizeAndLoadsFewFonts() throws {
+        var loaded: [String] = []
+        let fonts = FontCache(report: { loaded.append($0) })
+        let text = "Peace Love Groovy Music"
+        for width in stride(from: 200.0, through: 400, by: 7) {
+            let run = try #require(Label.fitLine(text, fonts: fonts, family: "DejaVu Sans", points: 72, scale: 1,
+                                                  width: width, minimumScaleFactor: 0.1, pixelStep: 2))
+            #expect(run.width <= width + 0.5)
+            #expect(run.font.pixelSize % 2 == 0, "\(run.font.pixelSize) px for \(width)")
+            // Two pixels larger would not have fitted (the size is the largest that does).
+            let bigger = try #require(fonts.font(points: Double(run.font.pixelSize + 2), scale: 1)).layout(text)
+            #expect(bigger.width > width + 0.5)
+        }
+        // Short text never grows past the requested size; an impossible width stops at the minimum.
+        #expect(Label.fitLine("Hi", fonts: fonts, family: "DejaVu Sans", points: 20, scale: 2, width: 500, minimumScaleFactor: 0.5)?.font.pixelSize == 40)
+        #expect(Label.fitLine(text, fonts: fonts, family: "DejaVu Sans", points: 20, scale: 1, width: 5, minimumScaleFactor: 0.5)?.font.pixelSize == 10)
+        #expect(loaded.isEmpty)
+    }
+
     @Test func labelWrapsOntoLinesAndDrawsText() {
         let h = Harness()
         let l = Label(frame: Rect(x: 10, y: 10, width: 200, height: 200))

@@ -302,34 +302,45 @@ extension Canvas {
     ///
     /// With hundreds of overlapping labels every pixel is covered many times over; blending each
     /// into the 32-bit buffer would move four bytes per covered pixel per label. Instead the
-    /// masks are summed into one 8-bit coverage buffer (pixman's SSE2 saturating add, sixteen
+    /// masks are summed into an 8-bit coverage buffer (pixman's SSE2 saturating add, sixteen
     /// pixels at a time) and the colour goes through it once. The sum saturates where labels
     /// overlap: two at 0.75 make 1.0 where blending would make 0.94, a difference no one sees.
+    /// The coverage buffer is one band of rows reused down the screen: small enough to stay in
+    /// the CPU's cache (and ~2 MB less memory at 1080p than a full-screen one). On black, the
+    /// one-pass SRC leaves the coverage in the unused byte of an XRGB pixel, which displays
+    /// ignore (and which weston's screenshots show as alpha).
     public func drawCoverage(_ items: [MaskPlacement], color: Color, background: Color, alpha: Double = 1) {
-        guard let acc = cache?.coverage(size: pixelSize) ?? Image(alphaMaskOf: pixelSize) else { return }
-        let region = clip ?? Region(PixelRect(x: 0, y: 0, width: pixelSize.width, height: pixelSize.height))
-        var boxes = region.rects.map { pixman_box32_t(x1: $0.x, y1: $0.y, x2: $0.x + $0.width, y2: $0.y + $0.height) }
-        guard !boxes.isEmpty else { return }
-        // The coverage buffer is scratch: only the part repainted now is cleared and read, so
-        // masks may spill outside it harmlessly.
-        var zero = pixman_color_t(red: 0, green: 0, blue: 0, alpha: 0)
-        _ = pixman_image_fill_boxes(PIXMAN_OP_SRC, acc.raw, &zero, Int32(boxes.count), &boxes)
-        let ext = region.extents
-        for it in items {
-            let r = it.mask.rect(originX: it.x, y: it.y)
-            if r.x >= ext.x + ext.width || r.x + r.width <= ext.x || r.y >= ext.y + ext.height || r.y + r.height <= ext.y { continue }
-            pixman_image_composite32(PIXMAN_OP_ADD, it.mask.image.raw, nil, acc.raw, 0, 0, 0, 0, r.x, r.y, r.width, r.height)
-        }
+        let band = Canvas.coverageBandRows
+        guard let acc = cache?.coverage(width: pixelSize.width, rows: band) ?? Image(alphaMaskOf: PixelSize(width: pixelSize.width, height: band))
+        else { return }
+        let ext = clip?.extents ?? PixelRect(x: 0, y: 0, width: pixelSize.width, height: pixelSize.height)
+        guard !ext.isEmpty else { return }
         let a = max(0, min(1, alpha))
         var fg = color.withAlpha(color.alpha * a).pixman
         guard let src = pixman_image_create_solid_fill(&fg) else { return }
         defer { pixman_image_unref(src) }
-        if a >= 1 && color.alpha >= 1 && background == Color(rgb: 0) {
+        let onBlack = a >= 1 && color.alpha >= 1 && background == Color(rgb: 0)
+        if !onBlack { fill(Rect(origin: .zero, size: size), color: background.withAlpha(background.alpha * a)) }
+        let rects = items.map { $0.mask.rect(originX: $0.x, y: $0.y) }
+        var zero = pixman_color_t(red: 0, green: 0, blue: 0, alpha: 0)
+        var top = ext.y
+        while top < ext.y + ext.height {
+            let rows = min(band, ext.y + ext.height - top)
+            // Only the repainted columns of this band are cleared and read: the buffer is scratch.
+            var box = pixman_box32_t(x1: ext.x, y1: 0, x2: ext.x + ext.width, y2: rows)
+            _ = pixman_image_fill_boxes(PIXMAN_OP_SRC, acc.raw, &zero, 1, &box)
+            for (i, r) in rects.enumerated() {
+                if r.y >= top + rows || r.y + r.height <= top || r.x >= ext.x + ext.width || r.x + r.width <= ext.x { continue }
+                pixman_image_composite32(PIXMAN_OP_ADD, items[i].mask.image.raw, nil, acc.raw, 0, 0, 0, 0,
+                                         r.x, r.y - top, r.width, r.height)
+            }
             // On black, colour × coverage is the whole result: one pass writes every pixel.
-            pixman_image_composite32(PIXMAN_OP_SRC, src, acc.raw, target, ext.x, ext.y, ext.x, ext.y, ext.x, ext.y, ext.width, ext.height)
-        } else {
-            fill(Rect(origin: .zero, size: size), color: background.withAlpha(background.alpha * a))
-            pixman_image_composite32(PIXMAN_OP_OVER, src, acc.raw, target, ext.x, ext.y, ext.x, ext.y, ext.x, ext.y, ext.width, ext.height)
+            pixman_image_composite32(onBlack ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, src, acc.raw, target,
+                                     0, 0, ext.x, 0, ext.x, top, ext.width, rows)
+            top += rows
         }
     }
+
+    /// Rows of the coverage band: 128 × 1920 bytes fit in a core's L2 cache.
+    static let coverageBandRows: Int32 = 128
 }

@@ -11,8 +11,9 @@ public final class RenderCache {
     public let textMasks = TextMaskCache()
 
     private var coverageBuffer: Image?
-    /// An 8-bit scratch image of `size` for `Canvas.drawCoverage` (kept between frames).
-    func coverage(size: PixelSize) -> Image? {
+    /// An 8-bit scratch band of `width` × `rows` for `Canvas.drawCoverage` (kept between frames).
+    func coverage(width: Int32, rows: Int32) -> Image? {
+        let size = PixelSize(width: width, height: rows)
         if coverageBuffer?.pixelSize != size { coverageBuffer = Image(alphaMaskOf: size) }
         return coverageBuffer
     }

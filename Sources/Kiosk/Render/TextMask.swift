@@ -64,7 +64,7 @@ public final class TextMaskCache {
     private var masks: [Key: TextMask] = [:]
     private var bytes = 0
     /// Bytes of unreferenced masks kept for reuse before a sweep.
-    public var budget = 4 << 20
+    public var budget = 1 << 20
 
     public init() {}
 

@@ -266,6 +266,15 @@ open class View: Responder {
         root.damage(screenTransform().apply(rect))
     }
 
+    /// Marks several parts of the content at once: one walk up the tree for all of them
+    /// (a view drawing hundreds of moving items calls this once per frame).
+    public func setNeedsDisplay(inRects rects: [Rect]) {
+        guard drawsDirectly else { return setNeedsDisplay() }
+        guard !rects.isEmpty, let root, isShownInRoot else { return }
+        let t = screenTransform()
+        for r in rects { root.damage(t.apply(r)) }
+    }
+
     /// Whether the view needs a cached layer, or can be a direct fill.
     var needsLayer: Bool { drawsContent || cornerRadius > 0 || borderWidth > 0 }
 

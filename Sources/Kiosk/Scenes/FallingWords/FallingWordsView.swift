@@ -11,9 +11,13 @@ final class FallingWordsView: View {
         var mask: TextMask?
         /// Pen origin (baseline, left) relative to the label's centre, in pixels.
         var penOffsetX: Int32 = 0, penOffsetY: Int32 = 0
-        /// Pen origin and ink box where it was last drawn, in pixels.
+        /// The ink box relative to the pen origin, in pixels.
+        var ink = PixelRect(x: 0, y: 0, width: 0, height: 0)
+        /// Pen origin where it was last drawn, in pixels; nil before the first placement.
         var penX: Int32 = 0, penY: Int32 = 0
-        var ink: PixelRect?
+        var placed = false
+        /// The ink box on screen where it was last drawn.
+        var screenInk: PixelRect? { placed && !ink.isEmpty ? PixelRect(x: penX + ink.x, y: penY + ink.y, width: ink.width, height: ink.height) : nil }
     }
     private var entries: [Entry] = []
     private var preparedScale = 0
@@ -33,7 +37,7 @@ final class FallingWordsView: View {
 
     /// Where the label of word `id` was last placed (its centre, in whole device pixels).
     func placedCentre(of id: Int) -> Point? {
-        guard let e = entries.first(where: { $0.word.id == id }), e.ink != nil, preparedScale > 0 else { return nil }
+        guard let e = entries.first(where: { $0.word.id == id }), e.placed, preparedScale > 0 else { return nil }
         let s = Double(preparedScale)
         return Point(x: Double(e.penX - e.penOffsetX) / s, y: Double(e.penY - e.penOffsetY) / s)
     }
@@ -47,8 +51,9 @@ final class FallingWordsView: View {
     func remove(ids: [Int]) {
         guard !ids.isEmpty else { return }
         let gone = Set(ids)
-        for e in entries where gone.contains(e.word.id) { damage(e.ink) }
+        for e in entries where gone.contains(e.word.id) { if let r = e.screenInk { pendingDamage.append(r) } }
         entries.removeAll { gone.contains($0.word.id) }
+        flushDamage()
     }
 
     /// Text fitted to the label's box (its size is 1–2× the base), laid out and masked at `scale`.
@@ -56,9 +61,8 @@ final class FallingWordsView: View {
         guard let fonts = root?.fonts else { return }
         let box = Size(width: config.baseSize.width * e.word.scale, height: config.baseSize.height * e.word.scale)
         let text = e.word.text
-        guard let (_, runs) = Label.fit(fonts: fonts, family: fontFamily, points: 0.6 * box.height, scale: scale,
-                                        width: box.width, minimumScaleFactor: 0.2, lines: { [$0.layout(text)] }),
-              let run = runs.first
+        guard let run = Label.fitLine(text, fonts: fonts, family: fontFamily, points: 0.6 * box.height, scale: scale,
+                                      width: box.width, minimumScaleFactor: 0.2, pixelStep: 2)
         else { e.run = nil; e.mask = nil; return }
         e.run = run
         e.mask = root?.renderCache.textMasks.mask(for: run, alpha: config.alpha)
@@ -66,6 +70,14 @@ final class FallingWordsView: View {
         let s = Double(scale)
         e.penOffsetX = Int32((-run.width / 2 * s).rounded())
         e.penOffsetY = Int32(((-run.font.lineHeight / 2 + run.font.ascent) * s).rounded())
+        // The mask's box, grown to the whole run when colour glyphs are drawn beside it.
+        let runBox = PixelRect(x: 0, y: -run.ascent, width: run.pixelWidth, height: run.ascent + run.descent)
+        if let m = e.mask {
+            let r = m.rect(originX: 0, y: 0)
+            e.ink = m.colorRun == nil ? r : FallingWordsView.union(r, runBox)!
+        } else {
+            e.ink = runBox
+        }
     }
 
     /// Moves every label to where the model has it at `time` on a screen of `size`.
@@ -82,36 +94,28 @@ final class FallingWordsView: View {
             let c = model.centre(of: entries[i].word, at: time, in: size)
             let x = Int32((c.x * s).rounded()) + entries[i].penOffsetX
             let y = Int32((c.y * s).rounded()) + entries[i].penOffsetY
-            guard x != entries[i].penX || y != entries[i].penY || entries[i].ink == nil else { continue }
-            entries[i].penX = x; entries[i].penY = y
-            let ink = inkRect(entries[i], s: scale)
+            if entries[i].placed && x == entries[i].penX && y == entries[i].penY { continue }
+            let old = entries[i].screenInk
+            entries[i].penX = x; entries[i].penY = y; entries[i].placed = true
             // One rectangle covering where it was and where it is: they overlap almost entirely.
-            damage(union(entries[i].ink, ink))
-            entries[i].ink = ink
+            if let r = FallingWordsView.union(old, entries[i].screenInk) { pendingDamage.append(r) }
         }
+        flushDamage()
     }
 
-    private func inkRect(_ e: Entry, s: Int) -> PixelRect? {
-        if let m = e.mask {
-            var r = m.rect(originX: e.penX, y: e.penY)
-            if let run = m.colorRun { r = union(r, runBox(run, e))! }
-            return r
-        }
-        return e.run.map { runBox($0, e) }
+    private var pendingDamage: [PixelRect] = []
+    private func flushDamage() {
+        guard !pendingDamage.isEmpty, preparedScale > 0 else { return }
+        let s = Double(preparedScale)
+        setNeedsDisplay(inRects: pendingDamage.map { Rect(x: Double($0.x) / s, y: Double($0.y) / s, width: Double($0.width) / s, height: Double($0.height) / s) })
+        pendingDamage.removeAll(keepingCapacity: true)
     }
-    private func runBox(_ run: TextRun, _ e: Entry) -> PixelRect {
-        PixelRect(x: e.penX, y: e.penY - run.ascent, width: run.pixelWidth, height: run.ascent + run.descent)
-    }
-    private func union(_ a: PixelRect?, _ b: PixelRect?) -> PixelRect? {
+
+    private static func union(_ a: PixelRect?, _ b: PixelRect?) -> PixelRect? {
         guard let a, !a.isEmpty else { return b }
         guard let b, !b.isEmpty else { return a }
         let x = min(a.x, b.x), y = min(a.y, b.y)
         return PixelRect(x: x, y: y, width: max(a.x + a.width, b.x + b.width) - x, height: max(a.y + a.height, b.y + b.height) - y)
-    }
-    private func damage(_ r: PixelRect?) {
-        guard let r, !r.isEmpty, preparedScale > 0 else { return }
-        let s = Double(preparedScale)
-        setNeedsDisplay(in: Rect(x: Double(r.x) / s, y: Double(r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s))
     }
 
     override func drawDirectly(in canvas: Canvas, origin: Point, alpha: Double) {

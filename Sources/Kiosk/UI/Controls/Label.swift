@@ -81,6 +81,31 @@ open class Label: View {
         }
     }
 
+    /// One line of `text` at the largest whole-pixel size from `points` down to `points ×
+    /// minimumScaleFactor` that fits `width`, measured once at a shared reference size instead of
+    /// by trying sizes: every size tried is a font loaded and kept (~110 KB each), and a
+    /// screensaver of labels in random sizes would otherwise load dozens. `pixelStep` rounds the
+    /// size down to a multiple of that many pixels, for fewer fonts still.
+    public static func fitLine(_ text: String, fonts: FontCache, family: String, points: Double, scale: Int,
+                               width: Double, minimumScaleFactor: Double, pixelStep: Int = 1) -> TextRun? {
+        let referencePoints = 32.0
+        guard let reference = fonts.font(family, points: referencePoints, scale: scale) else { return nil }
+        let measured = reference.layout(text).width
+        let maxPx = max(1, Int((points * Double(scale)).rounded()))
+        let minPx = min(maxPx, max(1, Int((points * minimumScaleFactor * Double(scale)).rounded(.up))))
+        let step = max(1, pixelStep)
+        func snap(_ p: Int) -> Int { min(maxPx, max(minPx, p / step * step)) }
+        func run(_ px: Int) -> TextRun? { fonts.font(family, points: Double(px) / Double(scale), scale: scale)?.layout(text) }
+        func fits(_ r: TextRun) -> Bool { r.width <= width + 0.5 }
+        var px = snap(measured > 0 ? Int((referencePoints * width / measured * Double(scale)).rounded(.down)) : maxPx)
+        guard var best = run(px) else { return nil }
+        // Hinting makes widths only nearly proportional to the size: correct the estimate by a
+        // step or two, down while it is too wide, then up while the next size still fits.
+        while !fits(best), px > minPx, let smaller = run(snap(px - step)) { px = snap(px - step); best = smaller }
+        while fits(best), px < maxPx, let larger = run(snap(px + step)), fits(larger) { px = snap(px + step); best = larger }
+        return best
+    }
+
     /// Greedy word wrap into at most `numberOfLines` lines (0: as many as fit the height).
     private func wrap(font: Font) -> [TextRun] {
         if numberOfLines == 1 { return [font.layout(text)] }
