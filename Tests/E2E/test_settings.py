@@ -1,9 +1,10 @@
-"""End-to-end: settings files, check-config, and a live reload on SIGHUP."""
+"""End-to-end: settings files, check-config, and a live reload on SIGHUP or a change of the file."""
 import signal
 import subprocess
 
 from harness import KIOSK, Kiosk, count_color, wait_until
 from test_shell import PURPLE
+from test_tiles import OFF_FILL
 
 
 def test_check_config_reports_each_problem_with_position(tmp_path):
@@ -42,6 +43,28 @@ def test_sighup_reloads_settings_live(weston, tmp_path):
         k.wait_for(r"settings reloaded")
         wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), PURPLE, tol=40) > 300,
                    timeout=5, what="the screensaver after the new 1 s idle timeout")
+    finally:
+        k.close()
+
+
+def test_editing_the_file_reloads_it_without_a_signal(weston, tmp_path):
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text("[shell]\nidle_timeout = 0\nscenes = [\"touch\", \"tiles\"]\n")
+    k = Kiosk(weston, "--verbose", "--config", str(cfg), "--scene", "touch", protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        # Saved the way editors do: a new file renamed over the old one.
+        tmp = tmp_path / ".kiosk.toml.swp"
+        tmp.write_text("[shell]\nidle_timeout = 1\nscenes = [\"tiles\"]\n")
+        tmp.rename(cfg)
+        k.wait_for(r"settings file changed")
+        k.wait_for(r"settings reloaded")
+        assert "settings reloaded" in k.stderr
+        # The touch scene is no longer allowed: the tile board shows, then the screensaver.
+        wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), OFF_FILL, tol=6) > 5000, timeout=3,
+                   what="the tile board")
+        wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), PURPLE, tol=40) > 300,
+                   timeout=6, what="the screensaver after the new 1 s idle timeout")
     finally:
         k.close()
 

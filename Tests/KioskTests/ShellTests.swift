@@ -13,7 +13,7 @@ import Glibc
             let fonts = FontCache()
             let s = scheduler
             shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s, idleTimeout: idle,
-                          startInScreensaver: screensaver, store: store) { SceneCatalog.make($0, fonts: fonts, scheduler: s)! }
+                          startInScreensaver: screensaver, store: store) { SceneCatalog.make($0, fonts: fonts, scheduler: s, store: store)! }
             shell.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
             shell.advance(to: 0)
         }
@@ -119,5 +119,74 @@ import Glibc
         r.shell.switchTo("lander")
         r.shell.saveState()
         #expect(store.load(ShellSaved.self, name: "shell") == ShellSaved(scene: "lander"))
+    }
+}
+
+@Suite struct ShellReconfigureTests {
+    @Test func aSettingsReloadRebuildsChangedScenesAndKeepsTheirState() throws {
+        let dir = try #require(mkdtemp(strdup("/tmp/kiosk-reconf-XXXXXX")).map { String(cString: $0) })
+        let store = StateStore(directory: dir)
+        let r = ShellTests.Rig(idle: 10, start: "tiles", store: store)
+        let p = r.tiles.board.convert(r.tiles.tileFrame(index: 3).center, to: nil)
+        r.wait(0.5)
+        r.tap(p.x, p.y)
+        r.wait(0.5) // a tap waits out the double-tap window
+        #expect(r.tiles.model.selectedIDs == [3], "\(p) \(r.tiles.model.tiles.count)")
+        let oldTiles = r.tiles
+        // New settings: the touch scene is gone, the tile board's theme changed.
+        let fonts = FontCache(), s = r.scheduler
+        var made: [String] = []
+        r.shell.reconfigure(names: ["lander", "tiles"], rebuild: ["tiles", "words"]) { n in
+            made.append(n)
+            return SceneCatalog.make(n, fonts: fonts, scheduler: s, store: store)!
+        }
+        #expect(r.shell.names == ["lander", "tiles"] && r.shell.currentName == "tiles")
+        #expect(r.tiles !== oldTiles)                   // made anew …
+        #expect(r.tiles.model.selectedIDs == [3])       // … with its state
+        #expect(Set(made) == ["words", "tiles"])
+        // The scene on screen is dropped from the list: the first listed one shows.
+        r.shell.reconfigure(names: ["lander"], rebuild: []) { SceneCatalog.make($0, fonts: fonts, scheduler: s, store: store)! }
+        #expect(r.shell.currentName == "lander")
+        r.wait(1)
+        #expect(!r.shell.showingScreensaver)
+    }
+}
+
+@Suite struct FileWatcherTests {
+    @Test func anAtomicReplaceIsOneChangeAndOtherFilesAreNone() throws {
+        let dir = try #require(mkdtemp(strdup("/tmp/kiosk-watch-XXXXXX")).map { String(cString: $0) })
+        let path = dir + "/kiosk.toml"
+        func write(_ p: String, _ text: String) { let f = fopen(p, "w"); fputs(text, f); fclose(f) }
+        write(path, "[shell]\n")
+        let scheduler = ManualScheduler()
+        var readable: (() -> Void)?
+        var changes = 0
+        let w = try #require(FileWatcher(paths: [path], scheduler: scheduler, report: { _ in }, register: { _, action in readable = action }) {
+            changes += 1
+        })
+        // Another file in the folder: nothing.
+        write(dir + "/notes.txt", "hello")
+        readable?()
+        scheduler.advance(to: 1)
+        #expect(changes == 0)
+        // An editor's save: a temp file renamed over the settings, in a burst of events.
+        write(dir + "/.kiosk.toml.tmp", "[shell]\nidle_timeout = 5\n")
+        rename(dir + "/.kiosk.toml.tmp", path)
+        write(path, "[shell]\nidle_timeout = 6\n")
+        readable?()
+        scheduler.advance(to: 1.1)
+        #expect(changes == 0) // still settling
+        scheduler.advance(to: 2)
+        #expect(changes == 1)
+        // Removed, then created again.
+        unlink(path)
+        readable?()
+        scheduler.advance(to: 3)
+        #expect(changes == 2)
+        write(path, "[shell]\n")
+        readable?()
+        scheduler.advance(to: 4)
+        #expect(changes == 3)
+        _ = w
     }
 }

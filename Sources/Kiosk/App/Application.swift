@@ -16,6 +16,17 @@ final class Application: WindowDelegate, InputSink {
     /// Run in order on SIGTERM/SIGINT before the process exits (saved state hangs off this).
     var shutdownHooks: [() -> Void] = []
 
+    private let store: StateStore
+
+    /// Makes scenes by name with `settings` (theme folder: the setting, else `$KIOSK_THEME_DIR`).
+    static func sceneMaker(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> (String) -> Scene {
+        let theme = settings.theme ?? getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
+        return { n in
+            SceneCatalog.make(n, fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
+                              settings: settings, report: { log.warning("\($0)") })!
+        }
+    }
+
     private let configPath: String?
     private let overrides: Overrides
     private var settings: Settings
@@ -55,17 +66,15 @@ final class Application: WindowDelegate, InputSink {
         } else if let saved = store.load(ShellSaved.self, name: "shell"), let n = SceneCatalog.canonicalName(saved.scene) {
             name = n // where the kiosk was at its last shutdown
         }
+        self.store = store
         let expected = display.expectedDisplayInfo.map { Stage.rotated($0, rotation) }
         let settings = self.settings
-        let theme = settings.theme ?? getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
         let scheduler = self.scheduler
         let names = settings.scenes.contains(name) ? settings.scenes : settings.scenes + [name]
         let prep = ScenePreparation(info: expected, log: log) { fonts in
             let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler, idleTimeout: settings.idleTimeout,
-                              startInScreensaver: startInScreensaver, store: store) { n in
-                SceneCatalog.make(n, fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
-                                  settings: settings, report: { log.warning("\($0)") })!
-            }
+                              startInScreensaver: startInScreensaver, store: store,
+                              make: Application.sceneMaker(settings: settings, fonts: fonts, scheduler: scheduler, store: store, log: log))
             shell.showsSceneBar = settings.sceneBar
             return shell
         }
@@ -86,7 +95,14 @@ final class Application: WindowDelegate, InputSink {
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
         // A UI timer (long press, double-tap window) may change the screen with no input.
         scheduler.afterFire = { [weak self] in self?.requestFrameIfChanged() }
+        // A change of the settings file reloads it, like SIGHUP.
+        settingsWatcher = FileWatcher(paths: configPath.map { [$0] } ?? Settings.candidatePaths(), scheduler: scheduler,
+                                      report: { log.debug("\($0)") }, register: { [loop] in loop.watch(fd: $0, $1) }) { [weak self] in
+            self?.log.info("settings file changed")
+            self?.reloadSettings()
+        }
     }
+    private var settingsWatcher: FileWatcher?
 
     func run() throws -> Int32 {
         try loop.run(display: display) {
@@ -171,16 +187,26 @@ final class Application: WindowDelegate, InputSink {
         }
     }
 
-    /// SIGHUP: re-reads the settings file and applies what can change live (idle timeout, app
-    /// rotation, scene bar, stats overlay); the rest applies at the next start.
+    /// SIGHUP or a change of the file: re-reads the settings and applies them live. Scenes
+    /// whose settings changed are saved and rebuilt (they keep their state); only the start
+    /// scene and the blank delay of a screensaver already running wait for the next start.
     private func reloadSettings() {
         let new = Application.loadSettings(configPath: configPath, overrides: overrides, log: log)
         log.notice("settings reloaded")
+        let old = settings
         settings = new
         guard let stage else { return }
         if let shell = stage.scene as? Shell {
             shell.idleTimeout = new.idleTimeout
             shell.showsSceneBar = new.sceneBar
+            var rebuild = Set<String>()
+            if new.words != old.words { rebuild.insert("words") }
+            if new.padSide != old.padSide { rebuild.insert("lander") }
+            if new.theme != old.theme { rebuild.formUnion(["lander", "tiles"]) }
+            if let fonts = stage.fonts, new.scenes != old.scenes || !rebuild.isEmpty {
+                shell.reconfigure(names: new.scenes, rebuild: rebuild,
+                                  make: Application.sceneMaker(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
+            }
         }
         stage.showsStats = new.stats
         stage.setRotation(new.rotate)

@@ -33,10 +33,13 @@ struct Settings: Equatable {
     /// Where settings are read from: `--config`, else `$XDG_CONFIG_HOME/kiosk/kiosk.toml`
     /// (default `~/.config`), else `/etc/kiosk/kiosk.toml`; nil means defaults only.
     static func defaultPath() -> String? {
+        candidatePaths().first { access($0, F_OK) == 0 }
+    }
+    /// Where a settings file is looked for, in order (without `--config`).
+    static func candidatePaths() -> [String] {
         let env = { (n: String) -> String? in getenv(n).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
         let user = (env("XDG_CONFIG_HOME") ?? (env("HOME").map { $0 + "/.config" } ?? "")) + "/kiosk/kiosk.toml"
-        for p in [user, "/etc/kiosk/kiosk.toml"] where access(p, F_OK) == 0 { return p }
-        return nil
+        return [user, "/etc/kiosk/kiosk.toml"]
     }
 
     /// Reads `path`; problems are returned (each one line), defaults fill every gap.

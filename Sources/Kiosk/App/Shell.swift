@@ -5,10 +5,10 @@
 /// comes back exactly as it was (it was paused, not reset).
 final class Shell: Scene {
     let name = "shell"
-    private let names: [String]
+    private(set) var names: [String]
     private var scenes: [String: Scene] = [:]
-    private let make: (String) -> Scene
-    private let screensaver: Scene
+    private var make: (String) -> Scene
+    private var screensaver: Scene
     private(set) var currentName: String
     private(set) var showingScreensaver = false
     private let scheduler: Scheduler
@@ -78,6 +78,35 @@ final class Shell: Scene {
         store?.save(ShellSaved(scene: currentName), name: "shell")
     }
     func setActive(_ on: Bool) { active.setActive(on) }
+
+    /// Applies new scene settings live (a settings reload): scenes no longer in `names` are
+    /// saved and dropped; the scenes in `rebuild` (and the screensaver, if "words" is in it) are
+    /// saved and made anew through `make`, so they come back with their state and the new
+    /// settings; the scene on screen stays if it is still listed, else the first one shows.
+    func reconfigure(names newNames: [String], rebuild: Set<String>, make newMake: @escaping (String) -> Scene) {
+        let newNames = newNames.isEmpty ? [currentName] : newNames
+        guard newNames != names || !rebuild.isEmpty else { return }
+        beginTransition()
+        make = newMake
+        for (n, s) in scenes where rebuild.contains(n) || !newNames.contains(n) {
+            s.saveState()
+            s.setActive(false)
+            scenes[n] = nil
+        }
+        if rebuild.contains("words") {
+            screensaver.setActive(false)
+            screensaver = newMake("words")
+            screensaver.layout(info)
+            screensaver.setActive(showingScreensaver)
+        }
+        let wasCurrent = currentName
+        names = newNames
+        if !names.contains(currentName) { currentName = names[0] }
+        if wasCurrent != currentName { scenes[wasCurrent]?.setActive(false) }
+        current.setActive(!showingScreensaver)
+        barRects = computeBarRects()
+        active.invalidation.addAll()
+    }
 
     // MARK: Switching
 

@@ -69,6 +69,10 @@ final class EventLoop {
         rearm()
     }
 
+    /// Other file descriptors to poll (a settings-file watcher): `action` runs when readable.
+    private var watchers: [(fd: Int32, action: () -> Void)] = []
+    func watch(fd: Int32, _ action: @escaping () -> Void) { watchers.append((fd, action)) }
+
     /// Stops `run` after the current pass with `code`.
     func stop(exitCode code: Int32) { exitCode = code }
 
@@ -87,6 +91,10 @@ final class EventLoop {
             var wantWrite = false
             if wl_display_flush(d) < 0 {
                 if errno == EAGAIN { wantWrite = true } else { wl_display_cancel_read(d); throw lostConnection(d) }
+            }
+            if fds.count != 3 + watchers.count {
+                fds.removeSubrange(3...)
+                fds += watchers.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             }
             fds[0].events = Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0)
             for i in fds.indices { fds[i].revents = 0 }
@@ -107,6 +115,7 @@ final class EventLoop {
                 while case let sig = kiosk_signalfd_read(signalFD), sig != 0 { onSignal?(sig) }
             }
             if fds[1].revents & Int16(POLLIN) != 0 { runDueTimers() }
+            for (i, w) in watchers.enumerated() where i + 3 < fds.count && fds[i + 3].revents & Int16(POLLIN) != 0 { w.action() }
         }
         _ = wl_display_flush(d)
         return exitCode ?? 0
