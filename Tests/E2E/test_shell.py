@@ -62,3 +62,26 @@ def test_app_rotation_lays_out_portrait_and_maps_taps(weston, tmp_path):
                    what="the tile under the finger to turn on")
     finally:
         k.close()
+
+
+PANEL_CARD = rgb(0x1C2330)
+
+
+def test_three_fingers_held_in_the_corner_open_the_admin_panel(weston, tmp_path):
+    env = weston.env(XDG_STATE_HOME=str(tmp_path))
+    k = Kiosk(weston, "--verbose", "--scene", "tiles", "--idle-timeout", "0", env=env, protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        weston.send("down 1 40 40", "down 2 100 60", "down 3 60 110", "frame")
+        k.wait_for(r"admin panel opened", timeout=5)
+        weston.send("up 1", "up 2", "up 3")
+        wait_until(lambda: count_color(weston.screenshot(), (700, 300, 1220, 780), PANEL_CARD, tol=4) > 20000,
+                   timeout=3, what="the admin panel")
+        # Escape (evdev 1) closes it; the tile board is back, with nothing selected by the fingers.
+        weston.send("key 1")
+        k.wait_for(r"admin panel closed")
+        wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), OFF_FILL, tol=6) > 5000,
+                   timeout=3, what="the tile board")
+        assert count_color(weston.screenshot(), (0, 0, 1920, 1080), ACCENT, tol=20) < 200
+    finally:
+        k.close()

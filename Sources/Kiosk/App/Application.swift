@@ -32,12 +32,18 @@ final class Application: WindowDelegate, InputSink {
     private var settings: Settings
 
     /// Settings from the file (problems reported once each), then the command line on top.
-    static func loadSettings(configPath: String?, overrides: Overrides, log: Logger) -> Settings {
+    /// Settings from the file (problems reported once each), then what was changed on the admin
+    /// panel, then the command line on top.
+    static func loadSettings(configPath: String?, overrides: Overrides, store: StateStore?, log: Logger) -> Settings {
         var s = Settings()
         if let path = configPath ?? Settings.defaultPath() {
             let (loaded, problems) = Settings.load(path: path)
             for p in problems { log.warning("\(p)") }
             s = loaded
+        }
+        if let store, let panel = store.load(PanelSettings.self, name: "admin"), !panel.isEmpty {
+            panel.apply(to: &s)
+            log.info("settings changed on the admin panel (\(store.path("admin"))) win over the file")
         }
         overrides.apply(to: &s)
         return s
@@ -46,7 +52,8 @@ final class Application: WindowDelegate, InputSink {
     init(configPath: String?, overrides: Overrides, startInScreensaver: Bool, log: Logger, startNS: UInt64) throws {
         self.configPath = configPath
         self.overrides = overrides
-        settings = Application.loadSettings(configPath: configPath, overrides: overrides, log: log)
+        let store = StateStore(report: { log.warning("\($0)") })
+        settings = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log)
         let sceneName = overrides.scene
         let rotation = settings.rotate
         self.log = log
@@ -57,7 +64,6 @@ final class Application: WindowDelegate, InputSink {
         scheduler = LoopScheduler(loop: loop)
         display = try Display(log: log, loop: loop)
         log.debug("startup: connected at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
-        let store = StateStore(report: { log.warning("\($0)") })
         var name = settings.start
         if let requested = sceneName {
             if let n = SceneCatalog.canonicalName(requested) { name = n } else {
@@ -76,6 +82,7 @@ final class Application: WindowDelegate, InputSink {
                               startInScreensaver: startInScreensaver, store: store,
                               make: Application.sceneMaker(settings: settings, fonts: fonts, scheduler: scheduler, store: store, log: log))
             shell.showsSceneBar = settings.sceneBar
+            shell.adminCorner = settings.adminCorner
             return shell
         }
         prep.start()
@@ -136,6 +143,7 @@ final class Application: WindowDelegate, InputSink {
             stage?.fonts = fonts
             stage?.showsStats = settings.stats
             if let shell = scene as? Shell {
+                shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
                 shell.onScreensaverChange = { [weak self] on in self?.screensaverChanged(on) }
                 if shell.showingScreensaver { screensaverChanged(true) }
             }
@@ -191,7 +199,7 @@ final class Application: WindowDelegate, InputSink {
     /// whose settings changed are saved and rebuilt (they keep their state); only the start
     /// scene and the blank delay of a screensaver already running wait for the next start.
     private func reloadSettings() {
-        let new = Application.loadSettings(configPath: configPath, overrides: overrides, log: log)
+        let new = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log)
         log.notice("settings reloaded")
         let old = settings
         settings = new
@@ -199,6 +207,7 @@ final class Application: WindowDelegate, InputSink {
         if let shell = stage.scene as? Shell {
             shell.idleTimeout = new.idleTimeout
             shell.showsSceneBar = new.sceneBar
+            shell.adminCorner = new.adminCorner
             var rebuild = Set<String>()
             if new.words != old.words { rebuild.insert("words") }
             if new.padSide != old.padSide { rebuild.insert("lander") }
@@ -211,6 +220,38 @@ final class Application: WindowDelegate, InputSink {
         stage.showsStats = new.stats
         stage.setRotation(new.rotate)
         window.setNeedsRedraw()
+    }
+
+    // MARK: Admin panel
+
+    private func openAdminPanel() {
+        guard let stage, let shell = stage.scene as? Shell, let fonts = stage.fonts else { return }
+        log.notice("admin panel opened")
+        let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings) { [weak self] outcome in
+            // After the touch that chose it has been delivered, not in the middle of it.
+            self?.scheduler.schedule(after: 0) { self?.adminPanelClosed(outcome) }
+        }
+        shell.showOverlay(panel)
+        window.setNeedsRedraw()
+    }
+
+    private func adminPanelClosed(_ outcome: AdminPanel.Outcome) {
+        guard let shell = stage?.scene as? Shell else { return }
+        shell.closeOverlay()
+        window.setNeedsRedraw()
+        switch outcome {
+        case .cancel:
+            log.notice("admin panel closed")
+        case .save(let changes):
+            let kept = (store.load(PanelSettings.self, name: "admin") ?? PanelSettings()).merged(with: changes)
+            store.save(kept, name: "admin")
+            log.notice("admin panel: settings saved to \(store.path("admin"))")
+            reloadSettings()
+        case .useFile:
+            store.save(PanelSettings(), name: "admin")
+            log.notice("admin panel: back to the settings file")
+            reloadSettings()
+        }
     }
 
     /// Saves a few seconds after input changed something, so a power cut loses at most those

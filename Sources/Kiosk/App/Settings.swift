@@ -20,6 +20,15 @@ struct Settings: Equatable {
     var words = FallingWordsConfig()
     // [lander]
     var padSide = LanderScene.Side.right
+    // [admin]
+    /// Where three fingers held for `AdminGesture.hold` seconds open the settings panel; nil: off.
+    var adminCorner: AdminCorner? = .topLeft
+    /// Digits asked for before the panel opens; nil: none.
+    var adminPIN: String?
+
+    enum AdminCorner: String, CaseIterable, Equatable {
+        case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right"
+    }
 
     /// One problem in a settings file, as `file:line:col: message`.
     struct Problem: Equatable, CustomStringConvertible {
@@ -71,6 +80,7 @@ struct Settings: Equatable {
             "shell": ["scenes", "start", "idle_timeout", "blank_delay", "rotate", "scene_bar", "theme", "stats"],
             "words": ["phrases", "speed", "interval", "color"],
             "lander": ["pad"],
+            "admin": ["gesture", "pin"],
         ]
         for key in table.keys {
             guard let keys = known[key] else { problem(nil, key, "unknown section or setting '\(key)'"); continue }
@@ -119,6 +129,22 @@ struct Settings: Equatable {
             case "left": s.padSide = .left
             case "right": s.padSide = .right
             default: problem("lander", "pad", "pad must be \"left\" or \"right\"; using right")
+            }
+        }
+        if let a = table["admin"]?.table {
+            if let v = a["gesture"] {
+                if v.string == "off" { s.adminCorner = nil }
+                else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
+                else { problem("admin", "gesture", "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
+            }
+            if let v = a["pin"] {
+                if let p = v.string, p.isEmpty || (4...8).contains(p.count) && p.allSatisfy({ $0.isASCII && $0.isNumber }) { s.adminPIN = p.isEmpty ? nil : p }
+                else {
+                    // A PIN that cannot be typed would lock the operator out; no PIN would open
+                    // the panel to anyone. Refusing the gesture is the safe fallback.
+                    s.adminCorner = nil
+                    problem("admin", "pin", "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
+                }
             }
         }
         return (s, problems)
@@ -178,5 +204,29 @@ private extension String {
         while s.first == " " { s = s.dropFirst() }
         while s.last == " " { s = s.dropLast() }
         return String(s)
+    }
+}
+
+/// What the admin panel changed: kept in the state store (the operator's settings file is never
+/// rewritten) and applied over the file, under the command line. "Use file settings" clears it.
+struct PanelSettings: Codable, Equatable {
+    var speed: Double?
+    var padLeft: Bool?
+    var idleTimeout: Double?
+    var rotate: Int?
+
+    var isEmpty: Bool { self == PanelSettings() }
+
+    /// These values, with `newer`'s wherever it has one.
+    func merged(with newer: PanelSettings) -> PanelSettings {
+        PanelSettings(speed: newer.speed ?? speed, padLeft: newer.padLeft ?? padLeft,
+                      idleTimeout: newer.idleTimeout ?? idleTimeout, rotate: newer.rotate ?? rotate)
+    }
+
+    func apply(to s: inout Settings) {
+        if let v = speed, (5...5000).contains(v) { s.words.speed = v }
+        if let v = padLeft { s.padSide = v ? .left : .right }
+        if let v = idleTimeout, (0...86_400).contains(v) { s.idleTimeout = v }
+        if let v = rotate, (0...3).contains(v) { s.rotate = v }
     }
 }

@@ -55,7 +55,7 @@ final class Shell: Scene {
         scenes[currentName] = s
         return s
     }
-    private var active: Scene { showingScreensaver ? screensaver : current }
+    private var active: Scene { overlay ?? (showingScreensaver ? screensaver : current) }
     var invalidation: Invalidation { active.invalidation }
 
     func layout(_ info: DisplayInfo) {
@@ -64,7 +64,8 @@ final class Shell: Scene {
         current.layout(info)
         screensaver.layout(info)
         for (n, s) in scenes where n != currentName { s.layout(info) }
-        current.setActive(!showingScreensaver)
+        overlay?.layout(info)
+        current.setActive(!showingScreensaver && overlay == nil)
         active.invalidation.addAll()
         // Armed on the next frame: layout may run on the preparation thread, and the event
         // loop's timers belong to the main thread.
@@ -103,7 +104,7 @@ final class Shell: Scene {
         names = newNames
         if !names.contains(currentName) { currentName = names[0] }
         if wasCurrent != currentName { scenes[wasCurrent]?.setActive(false) }
-        current.setActive(!showingScreensaver)
+        current.setActive(!showingScreensaver && overlay == nil)
         barRects = computeBarRects()
         active.invalidation.addAll()
     }
@@ -121,8 +122,89 @@ final class Shell: Scene {
         current.invalidation.addAll()
     }
 
+    // MARK: Admin gesture and overlay
+
+    /// Where three fingers held still for `adminHold` seconds ask for the admin panel (nil: off).
+    var adminCorner: Settings.AdminCorner? { didSet { if adminCorner == nil { cancelAdminGesture() } } }
+    var onAdminGesture: (() -> Void)?
+    static let adminHold = 3.0
+    private var adminTouches: [Int32: Point] = [:]
+    private var adminTimer: ScheduledTimer?
+    /// A scene shown over everything (the admin panel) while it is open.
+    private(set) var overlay: Scene?
+
+    /// Within 40 mm of the chosen corner: room for three fingertips, far from most controls.
+    private func inAdminCorner(_ p: Point) -> Bool {
+        guard let c = adminCorner else { return false }
+        let zone = 40 * info.pointsPerMillimetre
+        let left = p.x <= zone, right = p.x >= info.size.width - zone
+        let top = p.y <= zone, bottom = p.y >= info.size.height - zone
+        switch c {
+        case .topLeft: return left && top
+        case .topRight: return right && top
+        case .bottomLeft: return left && bottom
+        case .bottomRight: return right && bottom
+        }
+    }
+
+    private func trackAdminGesture(_ p: TouchPoint) {
+        switch p.phase {
+        case .began:
+            guard overlay == nil, inAdminCorner(p.location) else { return }
+            adminTouches[p.id] = p.location
+            if adminTouches.count == 3, adminTimer == nil {
+                adminTimer = scheduler.schedule(after: Shell.adminHold) { [weak self] in self?.adminGestureHeld() }
+            }
+        case .moved:
+            // Held still: a finger sliding more than 8 mm is doing something else.
+            guard let start = adminTouches[p.id] else { return }
+            let dx = p.location.x - start.x, dy = p.location.y - start.y
+            let d = (dx * dx + dy * dy).squareRoot()
+            if d > 8 * info.pointsPerMillimetre { cancelAdminGesture() }
+        case .ended, .cancelled:
+            if adminTouches.removeValue(forKey: p.id) != nil { adminTimer?.cancel(); adminTimer = nil }
+        }
+    }
+    private func cancelAdminGesture() {
+        adminTouches.removeAll()
+        adminTimer?.cancel()
+        adminTimer = nil
+    }
+    private func adminGestureHeld() {
+        adminTimer = nil
+        guard adminTouches.count >= 3 else { return }
+        // The fingers were the scene's until now: take them back so nothing stays pressed.
+        let ids = Array(adminTouches.keys)
+        current.handle(TouchBatch(time: 0, points: ids.map { TouchPoint(id: $0, phase: .cancelled, location: adminTouches[$0]!) }), at: time)
+        swallowed.formUnion(ids)
+        adminTouches.removeAll()
+        onAdminGesture?()
+    }
+
+    /// Shows `scene` over everything, the scene below paused, until `closeOverlay`.
+    func showOverlay(_ scene: Scene) {
+        beginTransition()
+        if showingScreensaver { screensaver.setActive(false); showingScreensaver = false; onScreensaverChange?(false) }
+        current.setActive(false)
+        overlay = scene
+        scene.layout(info)
+        scene.setActive(true)
+        scene.invalidation.addAll()
+        armIdleTimer()
+    }
+    func closeOverlay() {
+        guard let o = overlay else { return }
+        beginTransition()
+        o.setActive(false)
+        overlay = nil
+        current.setActive(!showingScreensaver)
+        active.invalidation.addAll()
+        armIdleTimer()
+    }
+
     private func showScreensaver() {
         guard !showingScreensaver else { return }
+        if let o = overlay { o.setActive(false); overlay = nil } // an unattended panel closes
         beginTransition()
         current.setActive(false)
         showingScreensaver = true
@@ -164,8 +246,15 @@ final class Shell: Scene {
 
     func handle(_ batch: TouchBatch, at time: Double) {
         armIdleTimer()
+        if let o = overlay {
+            let rest = batch.points.filter { !swallowed.contains($0.id) }
+            for p in batch.points where p.phase == .ended || p.phase == .cancelled { swallowed.remove(p.id) }
+            if !rest.isEmpty { o.handle(TouchBatch(time: batch.time, points: rest), at: time) }
+            return
+        }
         var forward: [TouchPoint] = []
         for p in batch.points {
+            trackAdminGesture(p)
             if p.phase == .began && showingScreensaver {
                 swallowed.insert(p.id)
                 wake()
@@ -182,6 +271,7 @@ final class Shell: Scene {
 
     func handle(_ key: KeyEvent, at time: Double) {
         armIdleTimer()
+        if let o = overlay { o.handle(key, at: time); return }
         if showingScreensaver {
             if key.pressed { wake() }
             return // the waking key is swallowed too
@@ -252,7 +342,7 @@ final class Shell: Scene {
     private static let titles = ["touch": "Touch test", "lander": "Lander", "tiles": "Tiles", "words": "Words"]
 
     private func drawSceneBar(in canvas: Canvas) {
-        guard !showingScreensaver else { return }
+        guard !showingScreensaver, overlay == nil else { return }
         let rects = barRects
         guard !rects.isEmpty, let font = fonts.font(points: 20, scale: canvas.scale) else { return }
         for (i, r) in rects.enumerated() where canvas.isVisible(r) {
@@ -273,7 +363,7 @@ final class Shell: Scene {
         if let t = transition {
             if time - t.start >= Self.fade { transition = nil }
             active.invalidation.addAll() // the fading picture covers the screen
-        } else if showsSceneBar, !showingScreensaver {
+        } else if showsSceneBar, !showingScreensaver, overlay == nil {
             // The bar sits over the scene: repaint it wherever the scene repainted under it.
             let inv = active.invalidation
             for r in barRects where inv.everything || inv.rects.contains(where: { $0.intersects(r) }) { inv.add(r) }

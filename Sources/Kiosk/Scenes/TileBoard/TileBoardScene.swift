@@ -21,7 +21,7 @@ public final class TileBoardScene: ViewScene {
     private var tileSide = 68.0, gap = 9.0
     private(set) var columns = 4
     /// Per finger: the tile it is on and what it toggled (to undo on cancel).
-    private var tracks: [ObjectIdentifier: (current: Int?, toggled: [(id: Int, before: Bool)])] = [:]
+    private var tracks: [ObjectIdentifier: (current: Int?, toggled: [Int])] = [:]
     static let animation = 0.5
 
     public init(fonts: FontCache, scheduler: Scheduler = ManualScheduler(), store: StateStore? = nil,
@@ -177,8 +177,8 @@ public final class TileBoardScene: ViewScene {
     func touchesBegan(_ touches: Set<Touch>) {
         for t in touches {
             let id = tile(at: t.location(in: board))
-            var toggled: [(Int, Bool)] = []
-            if let id { toggled.append((id, model.isSelected(id))); setTile(id, on: !model.isSelected(id)) }
+            var toggled: [Int] = []
+            if let id { toggled.append(id); setTile(id, on: !model.isSelected(id)) }
             tracks[ObjectIdentifier(t)] = (id, toggled)
         }
         refreshControls()
@@ -191,7 +191,7 @@ public final class TileBoardScene: ViewScene {
             guard id != track.current else { continue } // staying inside a tile toggles nothing
             track.current = id
             if let id {
-                track.toggled.append((id, model.isSelected(id)))
+                track.toggled.append(id)
                 setTile(id, on: !model.isSelected(id))
             }
             tracks[ObjectIdentifier(t)] = track
@@ -203,8 +203,10 @@ public final class TileBoardScene: ViewScene {
         for t in touches {
             guard let track = tracks.removeValue(forKey: ObjectIdentifier(t)) else { continue }
             if cancelled {
-                // A cancelled touch never happened: put back what it toggled, latest first.
-                for (id, before) in track.toggled.reversed() where model.index(of: id) != nil { setTile(id, on: before) }
+                // A cancelled touch never happened: flip back each tile it flipped. Flipping,
+                // not restoring the value it saw, keeps this right when several fingers on one
+                // tile are cancelled together, in whatever order.
+                for id in track.toggled.reversed() where model.index(of: id) != nil { setTile(id, on: !model.isSelected(id)) }
             }
         }
         refreshControls()
