@@ -58,4 +58,31 @@ import Testing
         #expect(scene.root.bounds.size == Size(width: 300, height: 400))
         #expect(r.renderFrame().area == 300 * 400)
     }
+
+    @Test func aRotatedOutputGetsAPreRotatedBufferAndTouchesNeedNoMapping() throws {
+        let (upright, _) = try render(rotation: 0)
+        for b in 1...3 {
+            let scene = TileBoardScene(fonts: FontCache())
+            let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 400, height: 300)), bufferRotation: b)
+            r.renderFrame()
+            #expect(scene.root.bounds.size == Size(width: 400, height: 300)) // the surface's size
+            #expect(r.image.pixelSize == (b % 2 == 1 ? PixelSize(width: 300, height: 400) : PixelSize(width: 400, height: 300)))
+            let W = Int(r.image.pixelSize.width), H = Int(r.image.pixelSize.height)
+            var mismatches = 0
+            for ly in stride(from: 0, to: 300, by: 3) {
+                for lx in stride(from: 0, to: 400, by: 3) {
+                    let (bx, by): (Int, Int)
+                    switch b {
+                    case 1: (bx, by) = (W - 1 - ly, lx)
+                    case 2: (bx, by) = (W - 1 - lx, H - 1 - ly)
+                    default: (bx, by) = (ly, H - 1 - lx)
+                    }
+                    if r.image.pixel(x: bx, y: by) != upright.image.pixel(x: lx, y: ly) { mismatches += 1 }
+                }
+            }
+            #expect(mismatches == 0, "buffer turned \(b * 90)°: \(mismatches) pixels differ")
+            // Surface coordinates are the scene's: the compositor undoes the buffer's turn.
+            #expect(r.stage.toScene(Point(x: 10, y: 20)) == Point(x: 10, y: 20))
+        }
+    }
 }

@@ -135,11 +135,13 @@ final class Application: WindowDelegate, InputSink {
 
     func window(_ window: Window, didChange info: DisplayInfo) {
         log.info("display: \(info.size) pt, scale \(info.scale), rotation \(info.rotation * 90)°")
+        stage?.setBufferRotation(window.bufferRotation)
         if let stage { stage.relayout(info) } else if let prep = preparation {
             logPhase("configured")
             let (scene, fonts) = prep.join()
             logPhase("scene ready")
             stage = Stage(scene: scene, info: info, rotation: settings.rotate, laidOutFor: prep.preparedInfo)
+            stage?.setBufferRotation(window.bufferRotation)
             stage?.fonts = fonts
             stage?.showsStats = settings.stats
             if let shell = scene as? Shell {

@@ -8,9 +8,11 @@ final class HeadlessRenderer {
     private var buffers: [(image: Image, missing: Region)]
     private var current = 0
 
-    init(scene: Scene, info: DisplayInfo, rotation: Int = 0, clock: ManualClock = ManualClock()) throws {
+    /// `bufferRotation`: quarter turns from the window to its buffer, as on a rotated output.
+    init(scene: Scene, info: DisplayInfo, rotation: Int = 0, bufferRotation: Int = 0, clock: ManualClock = ManualClock()) throws {
         self.clock = clock
         stage = Stage(scene: scene, info: info, rotation: rotation)
+        stage.setBufferRotation(bufferRotation)
         let px = stage.pixelSize
         var bufs: [(Image, Region)] = []
         for _ in 0..<2 {

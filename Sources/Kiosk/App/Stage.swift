@@ -30,21 +30,37 @@ final class Stage {
         return o
     }
 
+    /// Quarter turns clockwise from the window (surface) to the buffer: set when the output is
+    /// rotated, so the buffer arrives in the panel's own orientation (`wl_surface.
+    /// set_buffer_transform`) and the compositor need not rotate every frame.
+    private(set) var bufferRotation = 0
+
     /// The buffer's size in pixels.
     var pixelSize: PixelSize {
-        PixelSize(width: Int32((windowInfo.size.width * Double(windowInfo.scale)).rounded()),
-                  height: Int32((windowInfo.size.height * Double(windowInfo.scale)).rounded()))
+        let w = Int32((windowInfo.size.width * Double(windowInfo.scale)).rounded())
+        let h = Int32((windowInfo.size.height * Double(windowInfo.scale)).rounded())
+        return bufferRotation % 2 == 1 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
     }
     private var scenePixelSize: PixelSize {
-        let p = pixelSize
-        return rotation % 2 == 1 ? PixelSize(width: p.height, height: p.width) : p
+        let s = Double(info.scale)
+        return PixelSize(width: Int32((info.size.width * s).rounded()), height: Int32((info.size.height * s).rounded()))
     }
+    /// Whether the scene is drawn into an offscreen layer and copied turned into the buffer.
+    private var drawsTurned: Bool { (rotation + bufferRotation) % 4 != 0 }
 
     func relayout(_ newInfo: DisplayInfo) {
         guard newInfo != windowInfo else { return }
         windowInfo = newInfo
         offscreen = nil
         scene.layout(info)
+    }
+
+    /// The window's buffer now goes `r` quarter turns clockwise from the surface.
+    func setBufferRotation(_ r: Int) {
+        let r = ((r % 4) + 4) % 4
+        guard r != bufferRotation else { return }
+        bufferRotation = r
+        offscreen = nil
     }
 
     /// Changes the app rotation live: a relayout in the new size.
@@ -56,15 +72,22 @@ final class Stage {
         scene.layout(info)
     }
 
-    /// Scene (logical) → window coordinates, in points.
-    var sceneToWindow: AffineTransform {
-        let w = windowInfo.size.width, h = windowInfo.size.height
-        switch rotation {
+    /// `r` quarter turns clockwise into a space `w` × `h` points (the space after turning).
+    static func quarterTurns(_ r: Int, into w: Double, _ h: Double) -> AffineTransform {
+        switch ((r % 4) + 4) % 4 {
         case 1: return AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: w, ty: 0)
         case 2: return AffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
         case 3: return AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: h)
         default: return .identity
         }
+    }
+    /// Scene (logical) → window coordinates, in points.
+    var sceneToWindow: AffineTransform { Stage.quarterTurns(rotation, into: windowInfo.size.width, windowInfo.size.height) }
+    /// Scene (logical) → buffer coordinates, in points: the app rotation, then the buffer's.
+    var sceneToBuffer: AffineTransform {
+        let w = windowInfo.size.width, h = windowInfo.size.height
+        let turned = bufferRotation % 2 == 1 ? (h, w) : (w, h)
+        return sceneToWindow.concatenating(Stage.quarterTurns(bufferRotation, into: turned.0, turned.1))
     }
     /// Window (surface) coordinates → scene coordinates, for touches and the pointer.
     func toScene(_ p: Point) -> Point { sceneToWindow.inverted!.apply(p) }
@@ -82,10 +105,10 @@ final class Stage {
         scene.advance(to: time)
         let spx = scenePixelSize
         var damage = scene.invalidation.take(scale: info.scale, bounds: PixelRect(x: 0, y: 0, width: spx.width, height: spx.height))
-        if rotation != 0 {
+        if drawsTurned {
             if offscreen == nil { damage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height)) }
             offscreenDamage = damage.copy()
-            let s = Double(windowInfo.scale), t = sceneToWindow
+            let s = Double(windowInfo.scale), t = sceneToBuffer
             let rotatedRegion = Region(rects: damage.rects.map { r in
                 t.apply(Rect(x: Double(r.x) / s, y: Double(r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s)).pixelBounds(scale: windowInfo.scale)
             })
@@ -109,7 +132,8 @@ final class Stage {
     private var statsText = ""
     private var lastFrameTimes: [Double] = []
     private var lastDrawDuration = 0.0
-    private var statsRect: Rect { Rect(x: windowInfo.size.width - 430, y: 8, width: 420, height: 34) }
+    /// In buffer coordinates (on a rotated output it reads sideways: a diagnostic, kept simple).
+    private var statsRect: Rect { Rect(x: Double(pixelSize.width) / Double(windowInfo.scale) - 430, y: 8, width: 420, height: 34) }
 
     private func recordFrame(time: Double, damage: Region) {
         lastFrameTimes.append(time)
@@ -143,7 +167,7 @@ final class Stage {
         offscreenDamage = nil
         // Quarter turns map pixel centres onto pixel centres: an exact, unfiltered copy of what
         // the buffer needs (the canvas is clipped to it).
-        canvas.draw(off, transform: sceneToWindow, alpha: 1, exact: true)
+        canvas.draw(off, transform: sceneToBuffer, alpha: 1, exact: true)
     }
 
     /// Frames drawn and time spent drawing them since the last `takeDrawStats()`.
@@ -158,7 +182,7 @@ final class Stage {
 
     func draw(in canvas: Canvas) {
         let start = EventLoop.now()
-        if rotation == 0 {
+        if !drawsTurned {
             canvas.cache = cache
             scene.draw(in: canvas)
         } else {

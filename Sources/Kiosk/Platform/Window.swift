@@ -36,6 +36,14 @@ final class Window {
     private(set) var size = Size.zero
     private(set) var scale = 1
     private var committedScale: Int32 = 1
+    /// Quarter turns clockwise from surface to buffer: the output's own rotation, so the buffer
+    /// is drawn in the panel's orientation and can be scanned out unrotated. Flipped outputs
+    /// are left to the compositor.
+    private(set) var bufferRotation = 0
+    private var committedTransform: Int32 = 0
+    /// The wl_output transform (counter-clockwise quarter turns) matching `bufferRotation`.
+    static func wlTransform(bufferRotation r: Int) -> Int32 { Int32((4 - r) % 4) }
+    static func bufferRotation(outputTransform t: Int32) -> Int { t >= 0 && t < 4 ? Int((4 - t) % 4) : 0 }
     private var pendingSize: (Int32, Int32)?
     private var enteredOutputs: [OpaquePointer] = []
     private(set) var needsRedraw = false
@@ -129,6 +137,7 @@ final class Window {
     private func publishInfo() {
         guard configured else { return }
         let o = currentOutput
+        bufferRotation = Window.bufferRotation(outputTransform: o?.transform ?? 0)
         let info = DisplayInfo(size: size, scale: scale, physicalSize: o?.plausiblePhysicalSize,
                                rotation: Int((o?.transform ?? 0) % 4))
         guard info != lastInfo else { return }
@@ -179,8 +188,8 @@ final class Window {
     /// Draws and commits one frame if one is needed and allowed now.
     func renderIfNeeded(time: Double) throws {
         guard configured, needsRedraw, frameCallback == nil, let delegate else { return }
-        let px = PixelSize(width: Int32((size.width * Double(scale)).rounded()),
-                           height: Int32((size.height * Double(scale)).rounded()))
+        let w = Int32((size.width * Double(scale)).rounded()), h = Int32((size.height * Double(scale)).rounded())
+        let px = bufferRotation % 2 == 1 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
         guard px.width > 0, px.height > 0 else { return }
         guard let buffer = try chain.acquire(size: px) else {
             // Every buffer is held by the compositor: draw when one comes back.
@@ -191,7 +200,8 @@ final class Window {
         let damage = delegate.windowWillDraw(self, time: time)
         let bounds = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
         damage.intersect(bounds)
-        let mustCommit = Int32(scale) != committedScale || framesPresented == 0
+        let transform = Window.wlTransform(bufferRotation: bufferRotation)
+        let mustCommit = Int32(scale) != committedScale || transform != committedTransform || framesPresented == 0
         if damage.isEmpty && !mustCommit {
             // Nothing visible changed (an animation can be wholly off screen for a moment): no
             // buffer, but keep the frame clock ticking while the scene animates.
@@ -214,6 +224,10 @@ final class Window {
         if Int32(scale) != committedScale {
             wl_surface_set_buffer_scale(surface, Int32(scale))
             committedScale = Int32(scale)
+        }
+        if transform != committedTransform {
+            wl_surface_set_buffer_transform(surface, transform)
+            committedTransform = transform
         }
         let reported = framesPresented == 0 || mustCommit ? Region(bounds) : damage
         // Hundreds of small boxes (falling words) are sent as a few grid-aligned ones.
