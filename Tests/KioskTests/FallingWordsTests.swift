@@ -165,5 +165,9 @@ import Testing
         canvas.drawCoverage([.init(mask: m, x: 0, y: 0)], color: Color(rgb: 0xff0000), background: Color(rgb: 0x0000ff))
         #expect(img.pixel(x: 5, y: 5) & 0xff_ffff == 0x80_007f)
         #expect(img.pixel(x: 40, y: 5) & 0xff_ffff == 0x00_00ff)
+        // A clip reaching past the canvas (damage of a larger screen) stays inside it.
+        canvas.setClip(Region(PixelRect(x: -50, y: -50, width: 4000, height: 4000)))
+        canvas.drawCoverage([.init(mask: m, x: 50, y: 30)], color: Color(rgb: 0xff0000), background: .black)
+        #expect(img.pixel(x: 55, y: 35) & 0xff_ffff == 0x80_0000)
     }
 }

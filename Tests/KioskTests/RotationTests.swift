@@ -86,3 +86,28 @@ import Testing
         }
     }
 }
+
+@Suite struct RelayoutEverywhereTests {
+    /// Every scene, mid-animation and with two fingers down, turned portrait ↔ landscape a few
+    /// times: it keeps running, repaints everything, takes the lifts, and settles.
+    @Test(arguments: SceneCatalog.names)
+    func relayoutDuringAnimationWithFingersDown(name: String) throws {
+        let fonts = FontCache()
+        let scene = try #require(SceneCatalog.make(name, fonts: fonts))
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1280, height: 800)))
+        r.run(until: 1)
+        scene.handle(TouchBatch(time: 0, points: [touch(1, .began, 300, 300), touch(2, .began, 900, 500)]), at: r.clock.now)
+        r.clock.advance(by: 0.1)
+        r.renderFrame()
+        for (i, size) in [Size(width: 800, height: 1280), Size(width: 1280, height: 800), Size(width: 720, height: 1280)].enumerated() {
+            r.stage.relayout(DisplayInfo(size: size))
+            scene.handle(TouchBatch(time: 0, points: [touch(1, .moved, 200 + Double(i) * 10, 300), touch(2, .moved, 500, 600)]), at: r.clock.now)
+            r.clock.advance(by: 1.0 / 60)
+            let d = r.renderFrame()
+            #expect(d.area == r.stage.pixelSize.area, "\(name): a relayout repaints everything")
+        }
+        scene.handle(TouchBatch(time: 0, points: [touch(1, .ended, 210, 300), touch(2, .ended, 500, 600)]), at: r.clock.now)
+        r.run(until: r.clock.now + 3)
+        #expect(r.image.pixelSize == PixelSize(width: 720, height: 1280))
+    }
+}

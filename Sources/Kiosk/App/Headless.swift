@@ -38,6 +38,13 @@ final class HeadlessRenderer {
     @discardableResult
     func renderFrame() -> Region {
         let damage = stage.takeDamage(at: clock.now)
+        let px = stage.pixelSize
+        if buffers[0].image.pixelSize != px, let a = Image(pixelSize: px, hasAlpha: false, scale: stage.info.scale),
+           let b = Image(pixelSize: px, hasAlpha: false, scale: stage.info.scale) {
+            // A new display size (a relayout): new images, as a window gets new buffers.
+            let all = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
+            buffers = [(a, Region(all)), (b, Region(all))]
+        }
         let next = (current + 1) % buffers.count
         let target = buffers[next]
         let paint = damage.copy()

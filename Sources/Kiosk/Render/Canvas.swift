@@ -313,7 +313,10 @@ extension Canvas {
         let band = Canvas.coverageBandRows
         guard let acc = cache?.coverage(width: pixelSize.width, rows: band) ?? Image(alphaMaskOf: PixelSize(width: pixelSize.width, height: band))
         else { return }
-        let ext = clip?.extents ?? PixelRect(x: 0, y: 0, width: pixelSize.width, height: pixelSize.height)
+        let whole = PixelRect(x: 0, y: 0, width: pixelSize.width, height: pixelSize.height)
+        // Within the canvas: the band is only as wide as the canvas, and a fill of the band is
+        // not clipped by pixman.
+        let ext = (clip?.extents ?? whole).intersection(whole)
         guard !ext.isEmpty else { return }
         let a = max(0, min(1, alpha))
         var fg = color.withAlpha(color.alpha * a).pixman

@@ -99,6 +99,11 @@ public struct PixelRect: Equatable, Hashable, Sendable, CustomStringConvertible 
     public var isEmpty: Bool { width <= 0 || height <= 0 }
     public var area: Int { isEmpty ? 0 : Int(width) * Int(height) }
     public var description: String { "\(x),\(y) \(width)×\(height)" }
+    /// The pixels in both (empty, at the origin, when they do not meet).
+    public func intersection(_ o: PixelRect) -> PixelRect {
+        let x1 = max(x, o.x), y1 = max(y, o.y), x2 = min(x + width, o.x + o.width), y2 = min(y + height, o.y + o.height)
+        return x2 > x1 && y2 > y1 ? PixelRect(x: x1, y: y1, width: x2 - x1, height: y2 - y1) : PixelRect(x: 0, y: 0, width: 0, height: 0)
+    }
 }
 
 /// A whole-pixel buffer size.
