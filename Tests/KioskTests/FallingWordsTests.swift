@@ -148,6 +148,17 @@ import Testing
         #expect(TextMask(run: try run("   "), alpha: 1) == nil) // no ink, no mask
     }
 
+    @Test func theMaskCacheSharesMasksAndDropsOnlyUnheldOnesOverBudget() throws {
+        let cache = TextMaskCache()
+        cache.budget = 0
+        let held = try #require(cache.mask(for: try run("held"), alpha: 0.75))
+        #expect(cache.mask(for: try run("held"), alpha: 0.75) === held) // shared
+        _ = cache.mask(for: try run("dropped"), alpha: 0.75)
+        _ = cache.mask(for: try run("third"), alpha: 0.75) // over budget: a sweep first
+        #expect(cache.count == 2) // "held" (still in use) and "third"
+        #expect(cache.mask(for: try run("held"), alpha: 0.75) === held)
+    }
+
     @Test func overlapsAddUpAndOnlyTheClipIsPainted() throws {
         let img = try #require(Image(pixelSize: PixelSize(width: 60, height: 40), hasAlpha: false))
         let canvas = Canvas(image: img)

@@ -12,24 +12,31 @@ import Testing
         return (r, scene)
     }
 
+    /// Pixels (every third, over the 400×300 upright frame) where `turned` is not `upright`
+    /// turned `quarterTurns` clockwise.
+    static func mismatches(_ turned: Image, _ upright: Image, quarterTurns rot: Int) -> Int {
+        let W = Int(turned.pixelSize.width), H = Int(turned.pixelSize.height)
+        var mismatches = 0
+        for ly in stride(from: 0, to: 300, by: 3) {
+            for lx in stride(from: 0, to: 400, by: 3) {
+                let (bx, by): (Int, Int)
+                switch rot {
+                case 1: (bx, by) = (W - 1 - ly, lx)
+                case 2: (bx, by) = (W - 1 - lx, H - 1 - ly)
+                default: (bx, by) = (ly, H - 1 - lx)
+                }
+                if turned.pixel(x: bx, y: by) != upright.pixel(x: lx, y: ly) { mismatches += 1 }
+            }
+        }
+        return mismatches
+    }
+
     @Test func aRotatedFrameIsTheUprightFrameTurnedExactly() throws {
         let (upright, _) = try render(rotation: 0)
         for rot in 1...3 {
             let (turned, scene) = try render(rotation: rot)
             #expect(scene.root.bounds.size == Size(width: 400, height: 300)) // laid out in the rotated size
-            let W = Int(turned.image.pixelSize.width), H = Int(turned.image.pixelSize.height)
-            var mismatches = 0
-            for ly in stride(from: 0, to: 300, by: 3) {
-                for lx in stride(from: 0, to: 400, by: 3) {
-                    let (bx, by): (Int, Int)
-                    switch rot {
-                    case 1: (bx, by) = (W - 1 - ly, lx)
-                    case 2: (bx, by) = (W - 1 - lx, H - 1 - ly)
-                    default: (bx, by) = (ly, H - 1 - lx)
-                    }
-                    if turned.image.pixel(x: bx, y: by) != upright.image.pixel(x: lx, y: ly) { mismatches += 1 }
-                }
-            }
+            let mismatches = AppRotationTests.mismatches(turned.image, upright.image, quarterTurns: rot)
             #expect(mismatches == 0, "rotation \(rot * 90)°: \(mismatches) pixels differ")
         }
     }
@@ -67,19 +74,7 @@ import Testing
             r.renderFrame()
             #expect(scene.root.bounds.size == Size(width: 400, height: 300)) // the surface's size
             #expect(r.image.pixelSize == (b % 2 == 1 ? PixelSize(width: 300, height: 400) : PixelSize(width: 400, height: 300)))
-            let W = Int(r.image.pixelSize.width), H = Int(r.image.pixelSize.height)
-            var mismatches = 0
-            for ly in stride(from: 0, to: 300, by: 3) {
-                for lx in stride(from: 0, to: 400, by: 3) {
-                    let (bx, by): (Int, Int)
-                    switch b {
-                    case 1: (bx, by) = (W - 1 - ly, lx)
-                    case 2: (bx, by) = (W - 1 - lx, H - 1 - ly)
-                    default: (bx, by) = (ly, H - 1 - lx)
-                    }
-                    if r.image.pixel(x: bx, y: by) != upright.image.pixel(x: lx, y: ly) { mismatches += 1 }
-                }
-            }
+            let mismatches = AppRotationTests.mismatches(r.image, upright.image, quarterTurns: b)
             #expect(mismatches == 0, "buffer turned \(b * 90)°: \(mismatches) pixels differ")
             // Surface coordinates are the scene's: the compositor undoes the buffer's turn.
             #expect(r.stage.toScene(Point(x: 10, y: 20)) == Point(x: 10, y: 20))

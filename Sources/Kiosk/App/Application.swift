@@ -215,7 +215,10 @@ final class Application: WindowDelegate, InputSink {
             if new.padSide != old.padSide { rebuild.insert("lander") }
             if new.theme != old.theme { rebuild.formUnion(["lander", "tiles"]) }
             if let fonts = stage.fonts, new.scenes != old.scenes || !rebuild.isEmpty {
-                shell.reconfigure(names: new.scenes, rebuild: rebuild,
+                // A scene asked for on the command line stays reachable, as at start.
+                let asked = overrides.scene.flatMap(SceneCatalog.canonicalName)
+                let names = asked.map { new.scenes.contains($0) ? new.scenes : new.scenes + [$0] } ?? new.scenes
+                shell.reconfigure(names: names, rebuild: rebuild,
                                   make: Application.sceneMaker(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
             }
         }
