@@ -72,3 +72,23 @@ def test_held_key_repeats_at_the_compositors_rate(weston):
         assert k.stderr.count('text="a" (repeat)') == repeats, "repeat went on after the key was released"
     finally:
         k.close()
+
+
+def test_a_portrait_panel_gets_buffers_in_its_own_orientation_from_the_first_frame():
+    # A 1920×1080 panel turned to portrait: the kiosk is 1080×1920 pt, and every buffer, the
+    # first one included, is 1920×1080 and marked as turned.
+    w = Weston(width=1920, height=1080, transform="rotate-90")
+    k = run(w)
+    try:
+        k.wait_for(r"first frame shown")
+        k.wait_for(r"display: 1080×1920 pt")
+        assert k.requests("wl_surface.set_buffer_transform") == ["1"]
+        sizes = [tuple(int(v) for v in re.findall(r"-?\d+", a)[2:4]) for a in k.requests("wl_shm_pool.create_buffer")]
+        assert sizes and all(s == (1920, 1080) for s in sizes), sizes
+        from harness import count_color, to_logical
+        # The title sits at the top left of the portrait screen.
+        wait_until(lambda: count_color(to_logical(w.screenshot(), "rotate-90"), (30, 30, 160, 80), (232, 238, 244), tol=60) > 50,
+                   timeout=3, what="the portrait layout")
+    finally:
+        k.close()
+        w.close()

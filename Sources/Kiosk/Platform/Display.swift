@@ -74,6 +74,9 @@ final class Display {
                            rotation: Int(o.transform % 4))
     }
 
+    /// The transform of the output the window will most likely open on (wl_output values).
+    var expectedOutputTransform: Int32 { primaryOutput?.transform ?? 0 }
+
     private func bind(_ name: UInt32, _ iface: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
         wl_registry_bind(registry, name, iface, version).map(OpaquePointer.init)
     }

@@ -97,8 +97,10 @@ final class Window {
     /// bring (the output's), while the compositor is still answering. Wrong guesses cost nothing
     /// but memory: a buffer of another size is dropped on first use.
     func prepareBuffer(logicalSize: Size, scale: Int) {
-        let px = PixelSize(width: Int32((logicalSize.width * Double(scale)).rounded()),
-                           height: Int32((logicalSize.height * Double(scale)).rounded()))
+        let w = Int32((logicalSize.width * Double(scale)).rounded()), h = Int32((logicalSize.height * Double(scale)).rounded())
+        // In the panel's orientation, as the frames will be (see `bufferRotation`).
+        let turned = Window.bufferRotation(outputTransform: display.expectedOutputTransform) % 2 == 1
+        let px = turned ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
         guard px.width > 0, px.height > 0, let b = try? chain.acquire(size: px) else { return }
         b.prefault()
     }
