@@ -131,18 +131,22 @@ def test_output_rotation_relayouts_live(weston, kiosk, transform):
     k.wait_for(r"\b0 ended")
     weston.send(f"transform {transform}")
     k.wait_for(r"display: 1080×1920 pt")
-    # The buffer stays in the panel's orientation, pre-rotated, and says so: the compositor can
-    # show it without a rotation pass. Never a buffer of another size attached after that.
-    wl = {"rotate-90": "1", "rotate-270": "3"}[transform]
-    k.wait_for(r"-> wl_surface@\d+\.set_buffer_transform\(" + wl + r"\)")
+    k.wait_for(r"create_buffer\(new id wl_buffer@\d+, 0, 1080, 1920,")
     k.wait_for(r"wl_surface@\d+\.attach\(wl_buffer@\d+, 0, 0\)", count=2)
+    # Without app rotation the compositor turns the frames (pre-rotating would cost a copy of
+    # every change): a buffer of the rotated size, never a stale-size one after the configure.
     sizes = {}
+    rotated = False
     for line in k.stderr.splitlines():
         if m := re.search(r"-> wl_shm_pool@\d+\.create_buffer\(new id wl_buffer@(\d+), \d+, (\d+), (\d+),", line):
             sizes[m.group(1)] = (int(m.group(2)), int(m.group(3)))
-        elif m := re.search(r"-> wl_surface@\d+\.attach\(wl_buffer@(\d+),", line):
-            assert sizes[m.group(1)] == (1920, 1080)
+        elif "configure: 1920×1080 → 1080×1920" in line:
+            rotated = True
+        elif rotated and (m := re.search(r"-> wl_surface@\d+\.attach\(wl_buffer@(\d+),", line)):
+            assert sizes[m.group(1)] == (1080, 1920)
+    assert rotated and (1080, 1920) in sizes.values()
 
+    assert not k.requests("wl_surface.set_buffer_transform")
     def relaid_out():
         img = to_logical(weston.screenshot(), transform)
         # Portrait layout: the title at the logical top left and the info line says portrait.

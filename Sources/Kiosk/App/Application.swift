@@ -88,6 +88,7 @@ final class Application: WindowDelegate, InputSink {
         prep.start()
         preparation = prep
         window = Window(display: display, log: log)
+        window.preRotates = settings.rotate != 0
         if let e = display.expectedDisplayInfo { window.prepareBuffer(logicalSize: e.size, scale: e.scale) }
         window.delegate = self
         display.seat?.sink = self
@@ -224,6 +225,7 @@ final class Application: WindowDelegate, InputSink {
         }
         stage.showsStats = new.stats
         stage.setRotation(new.rotate)
+        window.preRotates = new.rotate != 0
         window.setNeedsRedraw()
     }
 

@@ -69,18 +69,21 @@ extension KioskCommand {
         var size: String = "1920x1080"
         @Option(help: "Integer device scale (HiDPI), 1 to 4.")
         var scale: Int = 1
+        @Option(help: "Buffer turned 0, 90, 180 or 270 degrees, as on a rotated output (the scene keeps --size).")
+        var bufferRotate: Int = 0
 
         /// A renderer for the scene (or for `workload`, a bench-only scene built with the
         /// fonts given), or an exit with one clear line naming the bad option.
         func makeRenderer(log: Logger, workload: ((FontCache) -> Scene?)? = nil) throws -> HeadlessRenderer {
             guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
             guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
+            guard [0, 90, 180, 270].contains(bufferRotate) else { throw fail(log, "--buffer-rotate \(bufferRotate): expected 0, 90, 180 or 270") }
             let fonts = FontCache(report: { log.warning("\($0)") })
             guard let s = workload?(fonts) ?? SceneCatalog.make(scene, fonts: fonts) else {
                 throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
             }
             do {
-                return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale))
+                return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale), bufferRotation: bufferRotate / 90)
             } catch {
                 throw fail(log, "\(error)")
             }

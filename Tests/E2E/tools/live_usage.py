@@ -40,11 +40,12 @@ def main():
     ap.add_argument("--warmup", type=float, default=25)
     ap.add_argument("--window", type=float, default=20)
     ap.add_argument("--size", default="1920x1080")
+    ap.add_argument("--transform", default="normal", help="weston's output transform, e.g. rotate-90")
     a = ap.parse_args()
     w, h = (int(v) for v in a.size.split("x"))
     conf = Path(tempfile.mkdtemp(prefix="kiosk-usage-")) / "kiosk.toml"
     conf.write_text(f"[shell]\nscene_bar = false\n\n[words]\nspeed = {a.speed}\ninterval = {a.interval}\n")
-    weston = Weston(width=w, height=h)
+    weston = Weston(width=w, height=h, transform=a.transform)
     kiosk = None
     try:
         args = ["-v", "--config", str(conf)] + (["--screensaver"] if a.scene == "words" else ["--scene", a.scene])
@@ -60,7 +61,7 @@ def main():
         kiosk.wait_for(r"stats:", count=2)
         line = re.findall(r"stats: .*", kiosk.stderr)[-1]
         span = t1 - t0
-        print(f"{a.scene} at {a.size}, speed {a.speed}, interval {a.interval}: "
+        print(f"{a.scene} at {a.size} ({a.transform}), speed {a.speed}, interval {a.interval}: "
               f"kiosk {100 * (k1 - k0) / span:.1f}% of one core, weston {100 * (w1 - w0) / span:.1f}%, "
               f"kiosk PSS {pss_kib(kiosk.proc.pid) / 1024:.1f} MiB")
         print(f"kiosk {line}")
