@@ -3,7 +3,7 @@ import signal
 import subprocess
 
 from harness import KIOSK, Kiosk, count_color, wait_until
-from test_shell import PURPLE
+from test_shell import wait_for_screensaver
 from test_tiles import OFF_FILL
 
 
@@ -41,8 +41,7 @@ def test_sighup_reloads_settings_live(weston, tmp_path):
         cfg.write_text("[shell]\nidle_timeout = 1\n")
         k.proc.send_signal(signal.SIGHUP)
         k.wait_for(r"settings reloaded")
-        wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), PURPLE, tol=40) > 300,
-                   timeout=5, what="the screensaver after the new 1 s idle timeout")
+        wait_for_screensaver(weston, timeout=5, what="the screensaver after the new 1 s idle timeout")
     finally:
         k.close()
 
@@ -63,8 +62,7 @@ def test_editing_the_file_reloads_it_without_a_signal(weston, tmp_path):
         # The touch scene is no longer allowed: the tile board shows, then the screensaver.
         wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), OFF_FILL, tol=6) > 5000, timeout=3,
                    what="the tile board")
-        wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), PURPLE, tol=40) > 300,
-                   timeout=6, what="the screensaver after the new 1 s idle timeout")
+        wait_for_screensaver(weston, timeout=6, what="the screensaver after the new 1 s idle timeout")
     finally:
         k.close()
 

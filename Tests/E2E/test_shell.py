@@ -9,6 +9,12 @@ from test_tiles import ACCENT, OFF_FILL, tile_box
 PURPLE = (0x8E * 3 // 4, 0x24 * 3 // 4, 0xAA * 3 // 4)
 
 
+def wait_for_screensaver(weston, timeout, what="the screensaver"):
+    """Waits until falling words (purple over black) cover a few hundred pixels."""
+    wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), PURPLE, tol=40) > 300,
+               timeout=timeout, what=what)
+
+
 def test_idle_screensaver_wakes_without_pressing_and_restart_keeps_scene_and_state(weston, tmp_path):
     env = weston.env(XDG_STATE_HOME=str(tmp_path))
     k = Kiosk(weston, "--verbose", "--scene", "tiles", "--idle-timeout", "2", env=env, protocol=False)
@@ -17,8 +23,7 @@ def test_idle_screensaver_wakes_without_pressing_and_restart_keeps_scene_and_sta
         box = tile_box(2)
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         # Idle for 2 s: the falling words take over (purple text over black).
-        wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), PURPLE, tol=40) > 300,
-                   timeout=6, what="the screensaver")
+        wait_for_screensaver(weston, timeout=6)
         # A tap on a tile wakes the kiosk and must not select the tile.
         weston.send(f"down 0 {cx:.0f} {cy:.0f}", "frame", "up 0")
         time.sleep(0.6)

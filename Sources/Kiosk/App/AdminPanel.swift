@@ -154,6 +154,7 @@ final class AdminPanel: ViewScene {
             if entered == pin {
                 unlocked = true
                 message.text = ""
+                layout(root: root) // the settings page replaces the keypad
             } else {
                 wrongTries += 1
                 entered = ""
@@ -169,7 +170,6 @@ final class AdminPanel: ViewScene {
         default: if entered.count < 8 { entered += k }
         }
         refresh()
-        layout(root: root)
     }
 
     // MARK: Values

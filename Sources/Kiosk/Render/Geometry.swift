@@ -99,6 +99,13 @@ public struct PixelRect: Equatable, Hashable, Sendable, CustomStringConvertible 
     public var isEmpty: Bool { width <= 0 || height <= 0 }
     public var area: Int { isEmpty ? 0 : Int(width) * Int(height) }
     public var description: String { "\(x),\(y) \(width)×\(height)" }
+    /// The smallest rectangle holding both (an empty one counts as nothing).
+    public func union(_ o: PixelRect) -> PixelRect {
+        if isEmpty { return o }
+        if o.isEmpty { return self }
+        let x1 = min(x, o.x), y1 = min(y, o.y)
+        return PixelRect(x: x1, y: y1, width: max(x + width, o.x + o.width) - x1, height: max(y + height, o.y + o.height) - y1)
+    }
     /// The pixels in both (empty, at the origin, when they do not meet).
     public func intersection(_ o: PixelRect) -> PixelRect {
         let x1 = max(x, o.x), y1 = max(y, o.y), x2 = min(x + width, o.x + o.width), y2 = min(y + height, o.y + o.height)

@@ -13,11 +13,11 @@ final class FallingWordsView: View {
         var penOffsetX: Int32 = 0, penOffsetY: Int32 = 0
         /// The ink box relative to the pen origin, in pixels.
         var ink = PixelRect(x: 0, y: 0, width: 0, height: 0)
-        /// Pen origin where it was last drawn, in pixels; nil before the first placement.
+        /// Pen origin where it was last drawn, in pixels (meaningful once `placed`).
         var penX: Int32 = 0, penY: Int32 = 0
         var placed = false
-        /// The ink box on screen where it was last drawn.
-        var screenInk: PixelRect? { placed && !ink.isEmpty ? PixelRect(x: penX + ink.x, y: penY + ink.y, width: ink.width, height: ink.height) : nil }
+        /// The ink box on screen where it was last drawn (empty before it is placed).
+        var screenInk: PixelRect { placed ? PixelRect(x: penX + ink.x, y: penY + ink.y, width: ink.width, height: ink.height) : PixelRect(x: 0, y: 0, width: 0, height: 0) }
     }
     private var entries: [Entry] = []
     private var preparedScale = 0
@@ -51,7 +51,7 @@ final class FallingWordsView: View {
     func remove(ids: [Int]) {
         guard !ids.isEmpty else { return }
         let gone = Set(ids)
-        for e in entries where gone.contains(e.word.id) { if let r = e.screenInk { pendingDamage.append(r) } }
+        for e in entries where gone.contains(e.word.id) && !e.screenInk.isEmpty { pendingDamage.append(e.screenInk) }
         entries.removeAll { gone.contains($0.word.id) }
         flushDamage()
     }
@@ -74,7 +74,7 @@ final class FallingWordsView: View {
         let runBox = PixelRect(x: 0, y: -run.ascent, width: run.pixelWidth, height: run.ascent + run.descent)
         if let m = e.mask {
             let r = m.rect(originX: 0, y: 0)
-            e.ink = m.colorRun == nil ? r : FallingWordsView.union(r, runBox)!
+            e.ink = m.colorRun == nil ? r : r.union(runBox)
         } else {
             e.ink = runBox
         }
@@ -98,7 +98,8 @@ final class FallingWordsView: View {
             let old = entries[i].screenInk
             entries[i].penX = x; entries[i].penY = y; entries[i].placed = true
             // One rectangle covering where it was and where it is: they overlap almost entirely.
-            if let r = FallingWordsView.union(old, entries[i].screenInk) { pendingDamage.append(r) }
+            let r = old.union(entries[i].screenInk)
+            if !r.isEmpty { pendingDamage.append(r) }
         }
         flushDamage()
     }
@@ -109,13 +110,6 @@ final class FallingWordsView: View {
         let s = Double(preparedScale)
         setNeedsDisplay(inRects: pendingDamage.map { Rect(x: Double($0.x) / s, y: Double($0.y) / s, width: Double($0.width) / s, height: Double($0.height) / s) })
         pendingDamage.removeAll(keepingCapacity: true)
-    }
-
-    private static func union(_ a: PixelRect?, _ b: PixelRect?) -> PixelRect? {
-        guard let a, !a.isEmpty else { return b }
-        guard let b, !b.isEmpty else { return a }
-        let x = min(a.x, b.x), y = min(a.y, b.y)
-        return PixelRect(x: x, y: y, width: max(a.x + a.width, b.x + b.width) - x, height: max(a.y + a.height, b.y + b.height) - y)
     }
 
     override func drawDirectly(in canvas: Canvas, origin: Point, alpha: Double) {
