@@ -93,3 +93,35 @@ def test_app_rotation_on_a_rotated_output_folds_into_the_buffer_transform():
     finally:
         k.close()
         w.close()
+
+
+def _settled_screenshot(w, k):
+    k.wait_for(r"first frame shown")
+    time.sleep(0.3)
+    return w.screenshot()
+
+
+def test_flipped_buffers_show_the_same_picture():
+    # The cage workaround (Quirks.flipsBuffers) stores rows bottom first and marks the buffer
+    # FLIPPED_180, or the matching flipped turn when the buffer is pre-rotated: weston, which
+    # implements every buffer transform, must show exactly what the plain buffers show.
+    import os
+    expected = {"normal": ("", "6"), "rotate-90": ("1", "5"), "rotate-180": ("2", "4"), "rotate-270": ("3", "7")}
+    for transform, args in [("normal", []), ("rotate-90", ["--rotate", "90"]), ("rotate-180", ["--rotate", "180"]),
+                            ("rotate-270", ["--rotate", "270"])]:
+        shots = []
+        for flip in ("0", "1"):
+            w = Weston(width=1280, height=800, transform=transform)
+            k = Kiosk(w, "--verbose", "--scene", "tiles", *args, env=w.env(KIOSK_FLIP_BUFFERS=flip))
+            try:
+                shots.append(_settled_screenshot(w, k))
+                sent = k.requests("wl_surface.set_buffer_transform")
+                want = expected[transform][int(flip)]
+                assert sent == ([want] if want else []), sent
+                assert ("buffers go out flipped" in k.stderr) == (flip == "1")
+            finally:
+                k.close()
+                w.close()
+        plain, flipped = shots
+        assert plain.size == flipped.size
+        assert list(plain.getdata()) == list(flipped.getdata()), f"{transform}: flipped buffers show a different picture"

@@ -58,3 +58,46 @@ import Testing
         #expect(acc.frame()?.points == [touch(4, .ended, 1, 1), touch(4, .began, 9, 9)])
     }
 }
+
+@Suite struct WindowGeometryTests {
+    /// The table in Quirks.bufferTransform, checked point by point: mirroring the rows of a
+    /// buffer turned by `r` must equal the wl_output transform it names (weston's mapping).
+    @Test func flippedTransformsMirrorTheTurnedBuffer() {
+        let W = 7, H = 4
+        // Surface point → buffer point for wl_output transform t (weston_transformed_coord).
+        func map(_ t: Int32, _ x: Int, _ y: Int) -> (Int, Int) {
+            switch t {
+            case 0: return (x, y)
+            case 1: return (y, W - x)
+            case 2: return (W - x, H - y)
+            case 3: return (H - y, x)
+            case 4: return (W - x, y)
+            case 5: return (y, x)
+            case 6: return (x, H - y)
+            default: return (H - y, W - x)
+            }
+        }
+        for r: Int32 in 0...3 {
+            #expect(Quirks.bufferTransform(rotation: r, flipped: false) == r)
+            let f = Quirks.bufferTransform(rotation: r, flipped: true)
+            let bufferHeight = r % 2 == 1 ? W : H
+            for x in 0...W { for y in 0...H {
+                let (bx, by) = map(r, x, y)
+                #expect(map(f, x, y) == (bx, bufferHeight - by), "rotation \(r) → \(f) at \(x),\(y)")
+            } }
+        }
+    }
+
+    @Test func configuresPastTheLargestBufferAreFittedKeepingTheirShape() {
+        #expect(Window.fitting(Size(width: 1920, height: 1080), scale: 1) == Size(width: 1920, height: 1080))
+        #expect(Window.fitting(Size(width: 3840, height: 2160), scale: 2) == Size(width: 3840, height: 2160))
+        let huge = Window.fitting(Size(width: 16384, height: 16384), scale: 1)
+        #expect(huge.width == huge.height)
+        #expect(huge.width * huge.height <= Window.maxBufferArea && huge.width > 6000)
+        let wide = Window.fitting(Size(width: 20000, height: 100), scale: 1)
+        #expect(wide.width == Window.maxBufferSide && wide.height < 100 && wide.height >= 40)
+        let scaled = Window.fitting(Size(width: 8192, height: 8192), scale: 4)
+        #expect(scaled.width * 4 <= Window.maxBufferSide && scaled.width == scaled.height)
+        #expect(Window.fitting(Size(width: 1, height: 1), scale: 1) == Size(width: 1, height: 1))
+    }
+}

@@ -16,6 +16,9 @@ final class Display {
     private(set) var decorationManager: OpaquePointer?
     private(set) var fractionalScaleManager: OpaquePointer?
     private(set) var compositorVersion: UInt32 = 0
+    /// Every global interface the compositor announced, bound or not (a compositor's
+    /// fingerprint for `Quirks`).
+    private(set) var announced: Set<String> = []
     private(set) var seat: Seat?
     private(set) var outputs: [UInt32: Output] = [:]
     /// Set when an output appears, changes or goes away.
@@ -82,6 +85,7 @@ final class Display {
     }
 
     private func global(name: UInt32, interface: String, version: UInt32) {
+        announced.insert(interface)
         switch interface {
         case "wl_compositor" where version >= 4:
             compositorVersion = min(version, 5)

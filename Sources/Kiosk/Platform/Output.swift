@@ -10,6 +10,10 @@ final class Output {
     private(set) var scale: Int32 = 1
     private(set) var transform: Int32 = 0
     private(set) var physicalMM = Size.zero
+    /// The manufacturer and model the compositor reports (wlroots's headless backend: both
+    /// "headless"); see `Quirks`.
+    private(set) var make = ""
+    private(set) var model = ""
     var onChange: (() -> Void)?
 
     private var pendingMode: PixelSize?
@@ -53,8 +57,10 @@ final class Output {
     }
 
     nonisolated(unsafe) private static let listener = makeListener(wl_output_listener(
-        geometry: { data, _, _, _, mmW, mmH, _, _, _, transform in
+        geometry: { data, _, _, _, mmW, mmH, _, make, model, transform in
             guard let o = ListenerToken.owner(data, as: Output.self) else { return }
+            o.make = make.map { String(cString: $0) } ?? ""
+            o.model = model.map { String(cString: $0) } ?? ""
             o.pendingPhysical = Size(width: Double(max(0, mmW)), height: Double(max(0, mmH)))
             o.pendingTransform = transform
             if o.version < 2 { o.commit() }

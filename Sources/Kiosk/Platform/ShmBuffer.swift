@@ -14,6 +14,9 @@ final class ShmBuffer {
     let proxy: OpaquePointer
     let image: OpaquePointer
     let size: PixelSize
+    /// Rows stored bottom first: `image` draws upright through a negative stride while the
+    /// memory the compositor reads is mirrored (see `Quirks.flipsBuffers`).
+    let flipped: Bool
     private let memory: UnsafeMutableRawPointer
     private let byteCount: Int
     fileprivate(set) var busy = false
@@ -23,7 +26,7 @@ final class ShmBuffer {
     /// Set when the chain has dropped the buffer while the compositor still held it.
     fileprivate var discarded = false
 
-    init(shm: OpaquePointer, size: PixelSize) throws {
+    init(shm: OpaquePointer, size: PixelSize, flipped: Bool = false) throws {
         let stride = Int(size.width) * 4
         byteCount = stride * Int(size.height)
         let fd = kiosk_shm_create("kiosk-shm", byteCount)
@@ -40,9 +43,12 @@ final class ShmBuffer {
         // XRGB: the kiosk is opaque and fullscreen, so the compositor need not blend it.
         proxy = wl_shm_pool_create_buffer(pool, 0, size.width, size.height, Int32(stride), WL_SHM_FORMAT_XRGB8888.rawValue)!
         wl_shm_pool_destroy(pool)
+        // pixman walks rows by a signed stride, so a flipped buffer costs nothing to draw.
+        let firstRow = flipped ? mem + (Int(size.height) - 1) * stride : mem
         image = pixman_image_create_bits(PIXMAN_x8r8g8b8, size.width, size.height,
-                                         mem.assumingMemoryBound(to: UInt32.self), Int32(stride))!
+                                         firstRow.assumingMemoryBound(to: UInt32.self), Int32(flipped ? -stride : stride))!
         self.size = size
+        self.flipped = flipped
         missing = Region(PixelRect(x: 0, y: 0, width: size.width, height: size.height))
         wl_buffer_add_listener(proxy, ShmBuffer.listener, ListenerToken.userData(for: self))
     }
@@ -95,22 +101,23 @@ final class BufferChain {
     }
 
 
-    /// A buffer of `size` that the compositor does not hold, or nil when all are busy and the
-    /// chain is full (the caller then waits for a release).
-    func acquire(size: PixelSize) throws -> ShmBuffer? {
-        if buffers.contains(where: { $0.size != size }) {
-            for b in buffers where b.size != size {
+    /// A buffer of `size` (rows stored bottom first when `flipped`) that the compositor does not
+    /// hold, or nil when all are busy and the chain is full (the caller then waits for a release).
+    func acquire(size: PixelSize, flipped: Bool = false) throws -> ShmBuffer? {
+        let stale = { (b: ShmBuffer) in b.size != size || b.flipped != flipped }
+        if buffers.contains(where: stale) {
+            for b in buffers where stale(b) {
                 if b.busy {
                     b.discarded = true
                     retired[ObjectIdentifier(b)] = b
                 }
             }
-            buffers.removeAll { $0.size != size }
+            buffers.removeAll(where: stale)
         }
         // Prefer the free buffer that misses the least (the most recently drawn one).
         if let b = buffers.filter({ !$0.busy }).min(by: { $0.missing.area < $1.missing.area }) { return b }
         guard buffers.count < BufferChain.maxBuffers else { return nil }
-        let b = try ShmBuffer(shm: shm, size: size)
+        let b = try ShmBuffer(shm: shm, size: size, flipped: flipped)
         b.onRelease = { [weak self] b in
             if b.discarded { self?.retired[ObjectIdentifier(b)] = nil }
             self?.onRelease?()

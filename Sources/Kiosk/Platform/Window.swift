@@ -48,6 +48,9 @@ final class Window {
         didSet { if preRotates != oldValue { lastInfo = nil; publishInfo() } }
     }
     private var committedTransform: Int32 = 0
+    /// Buffers stored bottom row first, for a compositor that mishandles direct scan-out
+    /// (`Quirks.flipsBuffers`); invisible above Platform.
+    private(set) var flipsBuffers = false
     /// The wl_output transform (counter-clockwise quarter turns) matching `bufferRotation`.
     static func wlTransform(bufferRotation r: Int) -> Int32 { Int32((4 - r) % 4) }
     static func bufferRotation(outputTransform t: Int32) -> Int { t >= 0 && t < 4 ? Int((4 - t) % 4) : 0 }
@@ -108,7 +111,8 @@ final class Window {
         // In the panel's orientation, as the frames will be (see `bufferRotation`).
         let turned = preRotates && Window.bufferRotation(outputTransform: display.expectedOutputTransform) % 2 == 1
         let px = turned ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
-        guard px.width > 0, px.height > 0, let b = try? chain.acquire(size: px) else { return }
+        let flip = Quirks.flipsBuffers(output: display.primaryOutput, announced: display.announced)
+        guard px.width > 0, px.height > 0, let b = try? chain.acquire(size: px, flipped: flip) else { return }
         b.prefault()
     }
 
@@ -146,8 +150,20 @@ final class Window {
     private func publishInfo() {
         guard configured else { return }
         let o = currentOutput
+        let flip = Quirks.flipsBuffers(output: o, announced: display.announced)
+        if flip != flipsBuffers {
+            flipsBuffers = flip
+            if flip { log.info("buffers go out flipped: this compositor shows a directly scanned-out buffer stale (see Quirks.flipsBuffers)") }
+        }
         let turns = preRotates ? Window.bufferRotation(outputTransform: o?.transform ?? 0) : 0
         if turns != bufferRotation { bufferRotation = turns; lastInfo = nil }
+        let fitted = Window.fitting(requestedSize, scale: scale)
+        if fitted != size {
+            if fitted != requestedSize {
+                log.warning("the compositor asked for \(requestedSize) at scale \(scale): using \(fitted), Kiosk's largest buffer (\(Int(Window.maxBufferSide)) pixels a side, \(Int(Window.maxBufferArea / 1e6)) Mpx)")
+            }
+            size = fitted
+        }
         let info = DisplayInfo(size: size, scale: scale, physicalSize: o?.plausiblePhysicalSize,
                                rotation: Int((o?.transform ?? 0) % 4))
         guard info != lastInfo else { return }
@@ -167,25 +183,45 @@ final class Window {
             // 0×0 means "you choose": a kiosk fills the output it is on.
             if let o = currentOutput, !o.logicalSize.isEmpty {
                 w = o.logicalSize.width; h = o.logicalSize.height
-            } else if size.isEmpty {
+            } else if requestedSize.isEmpty {
                 log.warning("the compositor gave no size and no output mode: using 1280×800")
                 w = 1280; h = 800
             } else {
-                w = size.width; h = size.height
+                w = requestedSize.width; h = requestedSize.height
             }
         }
         let newSize = Size(width: w, height: h)
         let first = !configured
         configured = true
-        if newSize != size || first {
-            if !first { log.info("configure: \(size) → \(newSize)") }
-            size = newSize
+        if newSize != requestedSize || first {
+            if !first { log.info("configure: \(requestedSize) → \(newSize)") }
+            requestedSize = newSize
         }
         outputsChanged()
-        publishInfo()
-        // Every configure is answered by a commit (the ack alone is not applied until then).
+        // Every configure is answered by a commit, even when nothing changed: the ack alone is
+        // not applied until then (wlroots applies fullscreen and size on that commit).
+        ackedUncommitted = true
         needsRedraw = true
     }
+    /// The size the last configure asked for (0×0 resolved), before `fitting` limits it.
+    private var requestedSize = Size.zero
+
+    /// The largest buffer Kiosk allocates: 8192 pixels a side and 8192×4608 in all (151 MB).
+    /// xdg-shell makes a fullscreen configure a maximum, so a larger one (16384×16384 would be
+    /// 1 GiB a buffer, times the chain) gets the largest size of the same shape within it.
+    static let maxBufferSide = 8192.0, maxBufferArea = 8192.0 * 4608
+    static func fitting(_ s: Size, scale: Int) -> Size {
+        let sc = Double(max(1, scale))
+        let w = s.width * sc, h = s.height * sc
+        guard w > 0, h > 0 else { return s }
+        let sided = min(1, maxBufferSide / w, maxBufferSide / h)
+        let f = sided * min(1, (maxBufferArea / (w * h * sided * sided)).squareRoot())
+        guard f < 1 else { return s }
+        return Size(width: max(1, (w * f).rounded(.down)) / sc, height: max(1, (h * f).rounded(.down)) / sc)
+    }
+
+    /// A configure was acked and no commit has carried the ack yet.
+    private var ackedUncommitted = false
 
     // MARK: Rendering
 
@@ -197,29 +233,33 @@ final class Window {
 
     /// Draws and commits one frame if one is needed and allowed now.
     func renderIfNeeded(time: Double) throws {
-        guard configured, needsRedraw, frameCallback == nil, let delegate else { return }
-        let w = Int32((size.width * Double(scale)).rounded()), h = Int32((size.height * Double(scale)).rounded())
-        let px = bufferRotation % 2 == 1 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+        // An acked configure is answered at once, even while a frame callback is outstanding: a
+        // compositor that is slow with (or withholds) frame callbacks still gets its commit.
+        guard configured, needsRedraw, frameCallback == nil || ackedUncommitted, let delegate else { return }
+        let px = bufferPixelSize
         guard px.width > 0, px.height > 0 else { return }
-        guard let buffer = try chain.acquire(size: px) else {
-            // Every buffer is held by the compositor: draw when one comes back.
+        let flip = flipsBuffers
+        let transform = Quirks.bufferTransform(rotation: Window.wlTransform(bufferRotation: bufferRotation), flipped: flip)
+        // A new size, scale or transform replaces the whole picture (and the first frame is one).
+        let whole = Int32(scale) != committedScale || transform != committedTransform || px != committedSize
+        guard let buffer = try chain.acquire(size: px, flipped: flip) else {
+            // Every buffer is held by the compositor: draw when one comes back. An ack that
+            // changes nothing on screen need not wait for one.
             waitingForBuffer = true
+            if ackedUncommitted && !whole { commit() }
             return
         }
         needsRedraw = false
         let damage = delegate.windowWillDraw(self, time: time)
         let bounds = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
         damage.intersect(bounds)
-        let transform = Window.wlTransform(bufferRotation: bufferRotation)
-        let mustCommit = Int32(scale) != committedScale || transform != committedTransform || framesPresented == 0
-        if damage.isEmpty && !mustCommit {
-            // Nothing visible changed (an animation can be wholly off screen for a moment): no
-            // buffer, but keep the frame clock ticking while the scene animates.
-            if delegate.windowWantsAnotherFrame(self) {
-                needsRedraw = true
-                requestFrameCallback()
-                wl_surface_commit(surface)
-            }
+        if damage.isEmpty && !whole {
+            // Nothing visible changed (an animation can be wholly off screen for a moment, a
+            // configure can repeat the size): no buffer, but the ack is committed and the frame
+            // clock keeps ticking while the scene animates.
+            let animating = delegate.windowWantsAnotherFrame(self)
+            if animating { needsRedraw = true }
+            if animating || ackedUncommitted { commit() }
             return
         }
         let paint = damage.copy()
@@ -239,15 +279,33 @@ final class Window {
             wl_surface_set_buffer_transform(surface, transform)
             committedTransform = transform
         }
-        let reported = framesPresented == 0 || mustCommit ? Region(bounds) : damage
-        // Hundreds of small boxes (falling words) are sent as a few grid-aligned ones.
-        for r in reported.coarsened(maxRects: 64).rects { wl_surface_damage_buffer(surface, r.x, r.y, r.width, r.height) }
-        requestFrameCallback()
-        wl_surface_commit(surface)
+        committedSize = px
+        let reported = whole ? Region(bounds) : damage
+        // Hundreds of small boxes (falling words) are sent as a few grid-aligned ones; a flipped
+        // buffer's rows are counted from the bottom.
+        for r in reported.coarsened(maxRects: 64).rects {
+            wl_surface_damage_buffer(surface, r.x, flip ? px.height - r.y - r.height : r.y, r.width, r.height)
+        }
+        commit()
         chain.didPresent(buffer, damage: reported)
         framesPresented += 1
         if framesPresented == 1 { onFirstFrame?() }
         if delegate.windowWantsAnotherFrame(self) { needsRedraw = true }
+    }
+
+    /// The buffer's size in pixels: the window's size at its scale, turned with the buffer.
+    private var bufferPixelSize: PixelSize {
+        let w = Int32((size.width * Double(scale)).rounded()), h = Int32((size.height * Double(scale)).rounded())
+        return bufferRotation % 2 == 1 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+    }
+    /// Size of the buffer committed last (zero before the first).
+    private var committedSize = PixelSize(width: 0, height: 0)
+
+    /// Commits what is pending with a frame callback, unless one is still outstanding.
+    private func commit() {
+        if frameCallback == nil { requestFrameCallback() }
+        wl_surface_commit(surface)
+        ackedUncommitted = false
     }
 
     private func requestFrameCallback() {
