@@ -26,6 +26,19 @@ import Glibc
         var tiles: TileBoardScene { shell.current as! TileBoardScene }
     }
 
+    @Test func aSettingAppliedBeforeTheFirstLayoutDoesNotAnimateTheSceneIntoPlace() {
+        // scene_bar = false is applied before the first layout; the tile board must not be laid
+        // out at the placeholder size first and then slide into place.
+        let fonts = FontCache(), s = ManualScheduler()
+        let shell = Shell(names: ["touch", "tiles"], start: "tiles", fonts: fonts, scheduler: s, idleTimeout: 0) {
+            SceneCatalog.make($0, fonts: fonts, scheduler: s)!
+        }
+        shell.showsSceneBar = false
+        shell.layout(DisplayInfo(size: Size(width: 1920, height: 1080)))
+        shell.advance(to: 0)
+        #expect(!shell.isAnimating)
+    }
+
     @Test func idleShowsTheScreensaverAndTheWakingTouchIsSwallowed() {
         let r = Rig(idle: 10)
         let p = r.tiles.board.convert(r.tiles.tileFrame(index: 0).center, to: nil)

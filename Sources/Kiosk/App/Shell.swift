@@ -51,15 +51,20 @@ final class Shell: Scene {
     var current: Scene {
         if let s = scenes[currentName] { return s }
         let s = make(currentName)
-        s.layout(info)
+        // Never at the placeholder size: a scene laid out at 1×1 (a setting applied before the
+        // first layout) would animate from there into place (the tiles flew in from the left).
+        if laidOut { s.layout(info) }
         scenes[currentName] = s
         return s
     }
+    /// Whether `layout` has run: `info` is the real display, not the placeholder.
+    private var laidOut = false
     private var active: Scene { overlay ?? (showingScreensaver ? screensaver : current) }
     var invalidation: Invalidation { active.invalidation }
 
     func layout(_ info: DisplayInfo) {
         self.info = info
+        laidOut = true
         barRects = computeBarRects()
         current.layout(info)
         screensaver.layout(info)
