@@ -42,7 +42,7 @@ public final class RootView: View {
         guard !dirtyViews.isEmpty else { return }
         for v in dirtyViews {
             if let old = v.extentBeforeChange { invalidation.add(old) }
-            if v.root === self && v.isShownInRoot { invalidation.add(v.screenExtent()) }
+            if v.root === self && v.isShownInRoot { invalidation.add(v.damageExtent()) }
             v.isDirty = false
             v.extentBeforeChange = nil
         }
@@ -111,7 +111,10 @@ public final class RootView: View {
         let box = v.bounds.size == v.presentation.size ? v.bounds : Rect(origin: v.bounds.origin, size: v.presentation.size)
         let screen = t.apply(box)
         let translationOnly = t.a == 1 && t.b == 0 && t.c == 0 && t.d == 1
-        if canvas.isVisible(screen) {
+        // As far as drawing may reach (see `View.damageExtent`): a clip holding only the pixel
+        // a snapped edge falls on must still draw that edge.
+        let device = 1 / Double(canvas.scale)
+        if canvas.isVisible(screen.insetBy(dx: -device, dy: -device)) {
             draw(v, transform: t, translationOnly: translationOnly, box: box, screen: screen, alpha: alpha, canvas: canvas)
         }
         guard !v.subviews.isEmpty else { return }

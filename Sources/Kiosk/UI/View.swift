@@ -191,7 +191,7 @@ open class View: Responder {
     private func willChange() {
         guard !isDirty, let root else { return }
         isDirty = true
-        extentBeforeChange = isShownInRoot ? screenExtent() : nil
+        extentBeforeChange = isShownInRoot ? damageExtent() : nil
         root.markDirty(self)
     }
     private func didChange() {}
@@ -201,7 +201,23 @@ open class View: Responder {
     /// Damages the screen area of this view and everything in it.
     func damageSubtree() {
         guard let root, isShownInRoot else { return }
-        root.damage(screenExtent())
+        root.damage(damageExtent())
+    }
+
+    /// What compositing may paint for this view and its subviews: `screenExtent`, and one device
+    /// pixel around it unless every box in it lies on whole device pixels, because origins snap
+    /// to whole pixels and layers are whole pixels wide (a 67.2-point tile at x = 0.5 is drawn
+    /// over pixels 1...68). Damage narrower than that leaves a sliver of antialiased edge in one
+    /// buffer and not in the other.
+    func damageExtent() -> Rect {
+        let scale = Double(max(1, root?.info.scale ?? 1))
+        let e = screenExtent()
+        return liesOnPixels(scale: scale) ? e : e.insetBy(dx: -1 / scale, dy: -1 / scale)
+    }
+    private func liesOnPixels(scale: Double) -> Bool {
+        let r = screenTransform().apply(Rect(origin: boundsOrigin, size: presentation.size))
+        for v in [r.minX, r.minY, r.maxX, r.maxY] where (v * scale).rounded() != v * scale { return false }
+        return clipsToBounds || subviews.allSatisfy { $0.isHidden || $0.liesOnPixels(scale: scale) }
     }
 
     /// True when this view and all its ancestors are visible.
