@@ -3,15 +3,17 @@ SWIFT ?= swift
 BUILD := .build
 KIOSK := $(BUILD)/release/kiosk
 MODULE := $(BUILD)/e2e/kiosk-test-input.so
+STRICT := $(BUILD)/e2e/strict-compositor
+BAD_CLIENT := $(BUILD)/e2e/bad-client
 PYTHON := /usr/bin/python3
 
-.PHONY: run test deps build module unit e2e generate bench clean
+.PHONY: run test deps build module strict unit e2e generate bench clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
 	else ./Packaging/headless-run.sh $(KIOSK) $(abspath $(MODULE)) out; fi
 
-test: deps unit build module e2e
+test: deps unit build module strict e2e
 
 deps:
 	@./Packaging/install-deps.sh
@@ -27,11 +29,28 @@ $(MODULE): Tests/E2E/weston-module/kiosk-test-input.c
 
 module: $(MODULE)
 
+# The strict test compositor (Tests/E2E/strict-compositor): xdg-shell's server glue comes from
+# the vendored XML, like the client's.
+$(STRICT): Tests/E2E/strict-compositor/strict-compositor.c Protocols/xdg-shell.xml
+	@mkdir -p $(BUILD)/e2e/strict-gen
+	wayland-scanner server-header Protocols/xdg-shell.xml $(BUILD)/e2e/strict-gen/xdg-shell-server-protocol.h
+	wayland-scanner private-code Protocols/xdg-shell.xml $(BUILD)/e2e/strict-gen/xdg-shell-protocol.c
+	cc -O2 -Wall -Wextra -Wno-unused-parameter -I$(BUILD)/e2e/strict-gen -o $@ $< \
+		$(BUILD)/e2e/strict-gen/xdg-shell-protocol.c $$(pkg-config --cflags --libs wayland-server pixman-1 xkbcommon)
+
+# A client that makes one mistake on purpose: the tests show the strict compositor catches it.
+$(BAD_CLIENT): Tests/E2E/strict-compositor/bad-client.c Sources/CWayland/xdg-shell-protocol.c
+	@mkdir -p $(dir $@)
+	cc -O2 -Wall -Wextra -Wno-unused-parameter -ISources/CWayland/include -o $@ $< \
+		Sources/CWayland/xdg-shell-protocol.c $$(pkg-config --cflags --libs wayland-client)
+
+strict: $(STRICT) $(BAD_CLIENT)
+
 unit:
 	$(SWIFT) test
 
-e2e: build module
-	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_TEST_MODULE=$(abspath $(MODULE)) \
+e2e: build module strict
+	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_TEST_MODULE=$(abspath $(MODULE)) KIOSK_STRICT=$(abspath $(STRICT)) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E
 
 generate:

@@ -1,8 +1,9 @@
-"""Real-compositor test rig: weston 10 (headless, pixman, kiosk-shell) plus Kiosk's own input module.
+"""Compositor test rigs: weston 10 (headless, pixman, kiosk-shell) plus Kiosk's own input module,
+and Kiosk's strict test compositor (Tests/E2E/strict-compositor).
 
-Each Weston is a child of the test process, in its own XDG_RUNTIME_DIR, and is always reaped.
-Input goes through the module's FIFO; every command is acknowledged in the ack file before the
-helper returns, so a test never races the compositor.
+Each compositor is a child of the test process, in its own XDG_RUNTIME_DIR, and is always reaped.
+Input goes through a FIFO; every command is acknowledged before the helper returns, so a test
+never races the compositor.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = Path(os.environ.get("KIOSK_TEST_MODULE", ROOT / ".build" / "e2e" / "kiosk-test-input.so")).resolve()
 KIOSK = Path(os.environ.get("KIOSK_BIN", ROOT / ".build" / "release" / "kiosk")).resolve()
+STRICT = Path(os.environ.get("KIOSK_STRICT", ROOT / ".build" / "e2e" / "strict-compositor")).resolve()
+BAD_CLIENT = STRICT.parent / "bad-client"
 
 
 def wait_until(predicate, timeout=5.0, interval=0.02, what="condition"):
@@ -115,6 +118,96 @@ class Weston:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+class Strict:
+    """The strict test compositor: checks every request the client makes (see its header) and
+    reports each breach as a `violation:` line; scripted through control commands."""
+
+    def __init__(self, outputs=("STRICT-1:1920x1080",), first_configure="output", caps=None,
+                 configure_timeout=1000, refresh=60):
+        self.dir = Path(tempfile.mkdtemp(prefix="kiosk-strict-"))
+        self.runtime = self.dir / "runtime"
+        self.runtime.mkdir(mode=0o700)
+        self.fifo = self.dir / "control.fifo"
+        os.mkfifo(self.fifo)
+        self.report = self.dir / "report"
+        self.report.touch()
+        self.socket = "kiosk-strict"
+        self.sent = 0
+        args = [str(STRICT), "--socket", self.socket, "--control", str(self.fifo), "--report", str(self.report),
+                "--first-configure", first_configure, "--configure-timeout", str(configure_timeout),
+                "--refresh", str(refresh)]
+        for o in outputs:
+            args += ["--output", o]
+        if caps is not None:
+            args += ["--caps", caps]
+        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime))
+        env.pop("WAYLAND_DISPLAY", None)
+        self.log = self.dir / "stderr"
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
+        wait_until(lambda: "ready" in self.report.read_text() or self.proc.poll() is not None, timeout=10,
+                   what="the strict compositor")
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"strict-compositor exited at start:\n{self.log.read_text()}")
+        self.fifo_fd = os.open(self.fifo, os.O_RDWR)
+
+    def env(self, **extra):
+        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime), WAYLAND_DISPLAY=self.socket)
+        env.update(extra)
+        return env
+
+    def lines(self):
+        return self.report.read_text(errors="replace").splitlines()
+
+    def send(self, *commands):
+        """Sends control commands and waits until the compositor has carried them all out."""
+        os.write(self.fifo_fd, "".join(c + "\n" for c in commands).encode())
+        first, self.sent = self.sent + 1, self.sent + len(commands)
+        rx = re.compile(r"^(ok|error) (\d+) ")
+        done = lambda: [l for l in self.lines() if (m := rx.match(l)) and int(m.group(2)) >= first]
+        answers = wait_until(lambda: len(done()) >= len(commands) and done(), timeout=5, what=f"answers to {commands}")
+        errors = [l for l in answers if l.startswith("error")]
+        assert not errors, f"the strict compositor refused: {errors}"
+
+    def violations(self):
+        return [l[len("violation: "):] for l in self.lines() if l.startswith("violation: ")]
+
+    def assert_clean(self):
+        v = self.violations()
+        assert not v, f"{len(v)} violation(s) under the strict compositor:\n" + "\n".join(v[:20])
+
+    def commits(self, pattern=r"^commit \d+ wl_buffer"):
+        rx = re.compile(pattern)
+        return [l for l in self.lines() if rx.search(l)]
+
+    def status(self) -> dict:
+        self.send("status")
+        line = [l for l in self.lines() if l.startswith("status ")][-1]
+        return {k: int(v) for k, v in (kv.split("=") for kv in line.split()[1:])}
+
+    def picture(self) -> Image.Image:
+        """The toplevel's picture as the compositor holds it, upright (in surface orientation)."""
+        path = self.dir / f"picture-{self.sent}.ppm"
+        self.send(f"dump {path}")
+        with Image.open(path) as im:
+            return im.convert("RGB")
+
+    def close(self):
+        try:
+            os.close(self.fifo_fd)
+        except OSError:
+            pass
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    kill = Weston.kill
 
 
 class Kiosk:
