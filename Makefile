@@ -5,15 +5,16 @@ KIOSK := $(BUILD)/release/kiosk
 MODULE := $(BUILD)/e2e/kiosk-test-input.so
 STRICT := $(BUILD)/e2e/strict-compositor
 BAD_CLIENT := $(BUILD)/e2e/bad-client
+VINPUT := $(BUILD)/e2e/virtual-input
 PYTHON := /usr/bin/python3
 
-.PHONY: run test deps build module strict unit e2e generate bench clean
+.PHONY: run test deps build module tools unit e2e generate bench clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
 	else ./Packaging/headless-run.sh $(KIOSK) $(abspath $(MODULE)) out; fi
 
-test: deps unit build module strict e2e
+test: deps unit build module tools e2e
 
 deps:
 	@./Packaging/install-deps.sh
@@ -44,12 +45,23 @@ $(BAD_CLIENT): Tests/E2E/strict-compositor/bad-client.c Sources/CWayland/xdg-she
 	cc -O2 -Wall -Wextra -Wno-unused-parameter -ISources/CWayland/include -o $@ $< \
 		Sources/CWayland/xdg-shell-protocol.c $$(pkg-config --cflags --libs wayland-client)
 
-strict: $(STRICT) $(BAD_CLIENT)
+# Long-lived virtual pointer and keyboard for the tests under sway (Tests/E2E/virtual-input).
+VINPUT_XML := $(wildcard Tests/E2E/virtual-input/*.xml)
+$(VINPUT): Tests/E2E/virtual-input/virtual-input.c $(VINPUT_XML)
+	@mkdir -p $(BUILD)/e2e/vinput-gen
+	for x in $(VINPUT_XML); do n=$$(basename $$x .xml); \
+		wayland-scanner client-header $$x $(BUILD)/e2e/vinput-gen/$$n-client-protocol.h && \
+		wayland-scanner private-code $$x $(BUILD)/e2e/vinput-gen/$$n-protocol.c || exit 1; done
+	cc -O2 -Wall -Wextra -Wno-unused-parameter -I$(BUILD)/e2e/vinput-gen -o $@ $< $(BUILD)/e2e/vinput-gen/*-protocol.c \
+		$$(pkg-config --cflags --libs wayland-client xkbcommon)
+
+# Test programs beside the compositors: the strict compositor, its bad client, virtual input.
+tools: $(STRICT) $(BAD_CLIENT) $(VINPUT)
 
 unit:
 	$(SWIFT) test
 
-e2e: build module strict
+e2e: build module tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_TEST_MODULE=$(abspath $(MODULE)) KIOSK_STRICT=$(abspath $(STRICT)) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E
 

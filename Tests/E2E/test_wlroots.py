@@ -1,0 +1,182 @@
+"""End-to-end under cage 0.1.4 and sway 1.7 (Debian 12's wlroots 0.15 kiosk compositors, headless,
+pixman): what screencopy (grim, wayvnc) captures is the whole kiosk, equal to `kiosk snapshot`."""
+import subprocess
+import time
+
+import pytest
+from PIL import Image, ImageChops
+
+from harness import count_color, rgb, wait_until
+from wlroots import Cage, Sway, kiosk_binary, run_kiosk_as_user
+
+NO_BAR = "[shell]\nscene_bar = false\nidle_timeout = 0\n"
+ACCENT = rgb(0x4FC3F7)
+TERRAIN = (58, 63, 75)
+
+
+def snapshot(scene, size, out_dir) -> Image.Image:
+    path = out_dir / f"snapshot-{scene}-{size[0]}x{size[1]}.png"
+    subprocess.run([str(kiosk_binary()), "snapshot", "--scene", scene, "--size", f"{size[0]}x{size[1]}", "--out", str(path)],
+                   check=True, timeout=30)
+    with Image.open(path) as im:
+        return im.convert("RGB")
+
+
+def assert_same(got: Image.Image, want: Image.Image, what: str):
+    assert got.size == want.size, f"{what}: {got.size} vs {want.size}"
+    diff = ImageChops.difference(got, want)
+    assert diff.getbbox() is None, f"{what}: the capture differs from the snapshot within {diff.getbbox()}"
+
+
+def unpainted(img: Image.Image) -> float:
+    """Share of pure black pixels: the compositor's background showing through. No scene but
+    the screensaver paints pure black."""
+    counts = {c: n for n, c in img.getcolors(img.width * img.height)}
+    return counts.get((0, 0, 0), 0) / (img.width * img.height)
+
+
+def config_file(comp, text):
+    path = comp.dir / "kiosk.toml"
+    path.write_text(text)
+    path.chmod(0o644)
+    return str(path)
+
+
+# MARK: cage 0.1.4
+
+
+@pytest.mark.parametrize("scene", ["touch", "tiles"])
+def test_cage_captures_the_whole_kiosk_as_the_snapshot(scene, tmp_path):
+    c = Cage("--scene", scene, config=NO_BAR)
+    try:
+        c.wait_for(r"first frame shown")
+        c.wait_for(r"buffers go out flipped")
+        want = snapshot(scene, Cage.size, tmp_path)
+        # Captured at 1.5 s and again at 3 s: grim's first capture used to come out black.
+        time.sleep(1.5)
+        assert_same(c.screenshot(), want, f"cage, {scene}, 1.5 s")
+        time.sleep(1.5)
+        assert_same(c.screenshot(), want, f"cage, {scene}, 3 s")
+        assert "Basic output test failed" not in c.log.read_text()
+    finally:
+        c.close()
+
+
+def test_cage_lander_and_screensaver_are_whole():
+    c = Cage("--scene", "lander", "--idle-timeout", "3")
+    try:
+        c.wait_for(r"first frame shown")
+        for _ in range(2):
+            time.sleep(1.0)
+            img = c.screenshot()
+            assert unpainted(img) < 0.001, f"{unpainted(img):.1%} of the lander capture is unpainted"
+            # The terrain (grey) and the control pad's buttons are there, not only the moving ship.
+            assert count_color(img, (0, 400, 1280, 720), TERRAIN, tol=6) > 20000
+        purple = (0x8E * 3 // 4, 0x24 * 3 // 4, 0xAA * 3 // 4)
+        wait_until(lambda: count_color(c.screenshot(), (0, 0, 1280, 720), purple, tol=40) > 300, timeout=8,
+                   what="the screensaver's words in the capture")
+    finally:
+        c.close()
+
+
+def test_cage_rotated_output_relayouts_portrait(tmp_path):
+    c = Cage("--scene", "tiles", config=NO_BAR, rotate=1)
+    try:
+        c.wait_for(r"display: 720×1280 pt")
+        time.sleep(1.0)
+        assert_same(c.screenshot(), snapshot("tiles", (720, 1280), tmp_path), "cage -r, tiles")
+    finally:
+        c.close()
+
+
+def test_cage_sigterm_exits_zero_and_compositor_loss_exits_one():
+    c = Cage("--scene", "touch")
+    try:
+        c.wait_for(r"first frame shown")
+        subprocess.run(["kill", "-TERM", str(c.kiosk_pid())], check=True)
+        assert c.kiosk_exit() == 0
+        c.proc.wait(timeout=5)  # cage ends with its app
+    finally:
+        c.close()
+    c = Cage("--scene", "touch")
+    try:
+        c.wait_for(r"first frame shown")
+        c.kill()
+        assert c.kiosk_exit() == 1
+        assert "lost the connection to the compositor" in c.stderr.strip().splitlines()[-1]
+    finally:
+        c.close()
+
+
+# MARK: sway 1.7
+
+
+@pytest.fixture
+def sway():
+    s = Sway()
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("scene", ["touch", "tiles"])
+def test_sway_captures_the_whole_kiosk_as_the_snapshot(sway, scene, tmp_path):
+    k = run_kiosk_as_user(sway, "--scene", scene, "--config", config_file(sway, NO_BAR))
+    try:
+        k.wait_for(r"first frame shown")
+        assert "buffers go out flipped" not in k.stderr  # sway repaints correctly after scan-out
+        time.sleep(1.0)
+        assert_same(sway.screenshot(), snapshot(scene, sway.size, tmp_path), f"sway, {scene}")
+        k.wait_for(r"display: 1920×1080 pt")
+    finally:
+        k.close()
+
+
+def test_sway_output_transform_relayouts_live(sway, tmp_path):
+    k = run_kiosk_as_user(sway, "--scene", "tiles", "--config", config_file(sway, NO_BAR))
+    try:
+        k.wait_for(r"first frame shown")
+        sway.swaymsg("output", "HEADLESS-1", "transform", "90")
+        k.wait_for(r"display: 1080×1920 pt")
+        time.sleep(1.0)
+        assert_same(sway.screenshot(), snapshot("tiles", (1080, 1920), tmp_path), "sway transform 90, tiles")
+        sway.swaymsg("output", "HEADLESS-1", "transform", "normal")
+        k.wait_for(r"display: 1920×1080 pt", timeout=5)
+    finally:
+        k.close()
+
+
+def test_sway_keys_and_pointer(sway):
+    k = run_kiosk_as_user(sway, "--scene", "tiles", "--idle-timeout", "0")
+    try:
+        k.wait_for(r"first frame shown")
+        # A click on the first tile selects it (the pointer's button is a finger).
+        sway.send("pointer 60 60 1920 1080", "button down", "button up")
+        k.wait_for(r"touch: -1 ended 60,60")
+        wait_until(lambda: count_color(sway.screenshot(), (30, 30, 90, 90), ACCENT, tol=20) > 500, timeout=3,
+                   what="the clicked tile to turn on")
+        # F2 shows the lander: its terrain fills the bottom of the screen.
+        sway.send("key 60")
+        k.wait_for(r"key pressed: keysym=0xffbf")
+        wait_until(lambda: count_color(sway.screenshot(), (0, 700, 1920, 1080), TERRAIN, tol=6) > 50000,
+                   timeout=3, what="the lander after F2")
+        assert unpainted(sway.screenshot()) < 0.001
+    finally:
+        k.close()
+
+
+def test_sway_sigterm_exits_zero_and_compositor_loss_exits_one(sway):
+    k = run_kiosk_as_user(sway, "--scene", "lander")
+    try:
+        k.wait_for(r"first frame shown")
+        k.proc.terminate()
+        assert k.wait_exit() == 0
+    finally:
+        k.close()
+    k = run_kiosk_as_user(sway, "--scene", "lander")
+    try:
+        k.wait_for(r"first frame shown")
+        sway.kill()
+        assert k.wait_exit() == 1
+        assert "lost the connection to the compositor" in k.stderr.strip().splitlines()[-1]
+    finally:
+        k.close()
