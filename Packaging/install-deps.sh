@@ -1,7 +1,8 @@
 #!/bin/sh
-# Installs the Debian packages listed in Packaging/debian-packages.txt that are not installed yet.
+# Installs the Debian packages listed in Packaging/debian-packages.txt (or the list given) that
+# are not installed yet.
 set -eu
-list="$(dirname "$0")/debian-packages.txt"
+list="${1:-$(dirname "$0")/debian-packages.txt}"
 missing=""
 for p in $(grep -v '^\s*#' "$list"); do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

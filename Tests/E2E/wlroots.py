@@ -59,10 +59,11 @@ def kiosk_binary() -> Path:
     return _kiosk_copy
 
 
-class Wlroots:
-    """A headless wlroots compositor run as the test user. Subclasses say how to start it."""
+class UserCompositor:
+    """A headless compositor run as the test user. Subclasses say how to start it."""
 
-    name = "wlroots"
+    name = "compositor"
+    extra_env: dict = {}
 
     def __init__(self):
         self.uid, self.gid, self.home = _account()
@@ -82,8 +83,7 @@ class Wlroots:
     def base_env(self):
         env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK")}
         env.update(HOME=str(self.home), USER=USER if os.geteuid() == 0 else env.get("USER", ""),
-                   XDG_RUNTIME_DIR=str(self.runtime), XDG_STATE_HOME=str(self.state),
-                   WLR_BACKENDS="headless", WLR_RENDERER="pixman", WLR_LIBINPUT_NO_DEVICES="1")
+                   XDG_RUNTIME_DIR=str(self.runtime), XDG_STATE_HOME=str(self.state), **self.extra_env)
         return env
 
     def as_user(self):
@@ -139,6 +139,13 @@ class Wlroots:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+class Wlroots(UserCompositor):
+    """wlroots's headless backend with the pixman renderer and no input devices."""
+
+    name = "wlroots"
+    extra_env = dict(WLR_BACKENDS="headless", WLR_RENDERER="pixman", WLR_LIBINPUT_NO_DEVICES="1")
 
 
 class Cage(Wlroots):
@@ -245,7 +252,7 @@ class Sway(Wlroots):
         super().close()
 
 
-def run_kiosk_as_user(compositor: Wlroots, *args, env=None):
+def run_kiosk_as_user(compositor: UserCompositor, *args, env=None):
     """A kiosk client of `compositor`, run as the compositor's user (harness.Kiosk-like)."""
     from harness import Kiosk
 
