@@ -172,6 +172,21 @@ def test_buffers_released_late_then_never(strict):
         k.close()
 
 
+def test_resizes_under_a_compositor_that_never_releases_stay_bounded(strict):
+    k = start(strict, "--scene", "tiles", "--idle-timeout", "0")
+    try:
+        strict.send("release never")
+        for i in range(12):
+            strict.send(f"configure {800 + 50 * i} {600 + 20 * i}")
+            time.sleep(0.1)
+        wait_until(lambda: strict.picture().size == (1350, 820), timeout=3, what="the last size")
+        assert strict.status()["max_buffers"] <= 6
+        k.wait_for(r"has not released a \d+x\d+ buffer it no longer shows: destroying it")
+        strict.assert_clean()
+    finally:
+        k.close()
+
+
 def test_frame_callbacks_late_or_withheld(strict):
     k = start(strict, "--scene", "lander", "--idle-timeout", "0")
     try:
@@ -195,6 +210,26 @@ def test_frame_callbacks_late_or_withheld(strict):
         n = len(strict.commits())
         time.sleep(0.5)
         assert commits_after(strict, n) > 10, "the animation resumes when frame callbacks come back"
+        strict.assert_clean()
+    finally:
+        k.close()
+
+
+def test_a_change_waiting_for_a_withheld_frame_callback_is_drawn_when_it_comes(strict):
+    k = start(strict, "--scene", "tiles", "--idle-timeout", "0")
+    try:
+        strict.send("frames withhold")
+        tap(strict, 60, 60)  # draws once; that frame's callback is withheld
+        time.sleep(0.3)
+        n = len(strict.commits())
+        strict.send("down 0 215 60", "frame", "up 0", "frame")  # the second tile: waits
+        time.sleep(0.5)
+        assert commits_after(strict, n) == 0, "drew without a frame callback"
+        strict.send("frames flush")
+        wait_until(lambda: commits_after(strict, n) > 0, timeout=2, what="the waiting frame")
+        time.sleep(0.3)
+        strict.send("frames normal")
+        assert count_color(strict.picture(), (180, 30, 250, 90), FINGER0, tol=20) > 500, "the second tile is not on"
         strict.assert_clean()
     finally:
         k.close()

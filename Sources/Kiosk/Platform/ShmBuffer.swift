@@ -88,12 +88,18 @@ final class ShmBuffer {
 final class BufferChain {
     private let shm: OpaquePointer
     private var buffers: [ShmBuffer] = []
-    /// Buffers the compositor still holds after a resize; freed on release.
-    private var retired: [ObjectIdentifier: ShmBuffer] = [:]
+    /// Buffers of an old size the compositor still holds, oldest first; freed on release.
+    private var retired: [ShmBuffer] = []
+    /// The buffer committed last: the compositor may still show it, so it is never dropped early.
+    private weak var lastPresented: ShmBuffer?
     private let log: Logger
     /// Three buffers cover double buffering plus one frame the compositor is slow to release;
     /// past that something is wrong and allocating more would only grow memory.
     static let maxBuffers = 4
+    /// Old-size buffers kept for a compositor that has not released them. One that never does
+    /// would otherwise make every resize cost more memory, without bound: past this many the
+    /// oldest that has given way on screen is destroyed (the compositor no longer shows it).
+    static let maxRetired = 2
 
     init(shm: OpaquePointer, log: Logger) {
         self.shm = shm
@@ -106,20 +112,22 @@ final class BufferChain {
     func acquire(size: PixelSize, flipped: Bool = false) throws -> ShmBuffer? {
         let stale = { (b: ShmBuffer) in b.size != size || b.flipped != flipped }
         if buffers.contains(where: stale) {
-            for b in buffers where stale(b) {
-                if b.busy {
-                    b.discarded = true
-                    retired[ObjectIdentifier(b)] = b
-                }
+            for b in buffers where stale(b) && b.busy {
+                b.discarded = true
+                retired.append(b)
             }
             buffers.removeAll(where: stale)
+            while retired.count > BufferChain.maxRetired, let i = retired.firstIndex(where: { $0 !== lastPresented }) {
+                log.warning("the compositor has not released a \(retired[i].size) buffer it no longer shows: destroying it")
+                retired.remove(at: i)
+            }
         }
         // Prefer the free buffer that misses the least (the most recently drawn one).
         if let b = buffers.filter({ !$0.busy }).min(by: { $0.missing.area < $1.missing.area }) { return b }
         guard buffers.count < BufferChain.maxBuffers else { return nil }
         let b = try ShmBuffer(shm: shm, size: size, flipped: flipped)
         b.onRelease = { [weak self] b in
-            if b.discarded { self?.retired[ObjectIdentifier(b)] = nil }
+            if b.discarded { self?.retired.removeAll { $0 === b } }
             self?.onRelease?()
         }
         buffers.append(b)
@@ -142,6 +150,7 @@ final class BufferChain {
     /// busy until released, and every other buffer misses that damage.
     func didPresent(_ buffer: ShmBuffer, damage: Region) {
         buffer.busy = true
+        lastPresented = buffer
         buffer.age = 1
         buffer.missing.clear()
         for b in buffers where b !== buffer {
