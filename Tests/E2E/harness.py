@@ -25,6 +25,17 @@ STRICT = Path(os.environ.get("KIOSK_STRICT", ROOT / ".build" / "e2e" / "strict-c
 BAD_CLIENT = STRICT.parent / "bad-client"
 
 
+def stop(proc: subprocess.Popen):
+    """Ends a child process: SIGTERM, then SIGKILL after 5 s; always reaped."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def wait_until(predicate, timeout=5.0, interval=0.02, what="condition"):
     deadline = time.monotonic() + timeout
     while True:
@@ -111,13 +122,7 @@ class Weston:
             os.close(self.fifo_fd)
         except OSError:
             pass
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop(self.proc)
 
 
 class Strict:
@@ -199,13 +204,7 @@ class Strict:
             os.close(self.fifo_fd)
         except OSError:
             pass
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop(self.proc)
 
     kill = Weston.kill
 

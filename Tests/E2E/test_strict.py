@@ -256,6 +256,17 @@ def test_configure_storm(strict):
         k.close()
 
 
+def turn_through(strict, transforms):
+    """Turns the output through `transforms` as a compositor does (the output's transform, then
+    a configure of the turned size); each time the kiosk fills it and takes a tap."""
+    for t in transforms:
+        want = (1080, 1920) if t % 2 else (1920, 1080)
+        strict.send(f"output set STRICT-1 1920 1080 1 {t}", f"configure {want[0]} {want[1]}")
+        wait_until(lambda: strict.picture().size == want, timeout=3, what=f"a picture for transform {t}")
+        tap(strict, 300, 300)
+    time.sleep(0.3)
+
+
 def test_output_scales_and_all_transforms(strict):
     k = start(strict, "--scene", "touch", "--idle-timeout", "0")
     try:
@@ -265,29 +276,17 @@ def test_output_scales_and_all_transforms(strict):
             want = (1920 // scale * scale, 1080 // scale * scale)
             wait_until(lambda: strict.picture().size == want, timeout=3, what=f"a picture at scale {scale}")
             tap(strict, 100, 100)
-        for t in range(8):
-            strict.send(f"output set STRICT-1 1920 1080 1 {t}")
-            strict.send("configure 1080 1920" if t % 2 else "configure 1920 1080")
-            want = (1080, 1920) if t % 2 else (1920, 1080)
-            wait_until(lambda: strict.picture().size == want, timeout=3, what=f"a picture for transform {t}")
-            tap(strict, 200, 300)
-        time.sleep(0.3)
+        turn_through(strict, range(8))
         strict.assert_clean()
     finally:
         k.close()
 
 
-def test_app_rotation_pre_rotates_for_every_output_transform(strict, tmp_path):
+def test_app_rotation_pre_rotates_for_every_output_transform(strict):
     # --rotate 90 turns frames anyway, so the buffer is turned into the panel's orientation too.
     k = start(strict, "--scene", "tiles", "--rotate", "90", "--idle-timeout", "0")
     try:
-        for t in (1, 2, 3, 0, 5, 6, 7, 4):
-            strict.send(f"output set STRICT-1 1920 1080 1 {t}")
-            strict.send("configure 1080 1920" if t % 2 else "configure 1920 1080")
-            want = (1080, 1920) if t % 2 else (1920, 1080)
-            wait_until(lambda: strict.picture().size == want, timeout=3, what=f"a picture for transform {t}")
-            tap(strict, 300, 300)
-        time.sleep(0.3)
+        turn_through(strict, (1, 2, 3, 0, 5, 6, 7, 4))
         strict.assert_clean()
     finally:
         k.close()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from harness import KIOSK, STRICT, wait_until
+from harness import KIOSK, STRICT, stop, wait_until
 
 USER = "kiosk-e2e"
 VINPUT = STRICT.parent / "virtual-input"
@@ -126,14 +126,8 @@ class UserCompositor:
             self.proc.wait(timeout=10)
 
     def close(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
         if self.proc:
+            stop(self.proc)
             # Whatever the compositor left in its session (a kiosk that outlived it) goes too.
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -244,11 +238,7 @@ class Sway(Wlroots):
     def close(self):
         if self.input:
             self.input.stdin.close()
-            try:
-                self.input.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.input.kill()
-                self.input.wait()
+            stop(self.input)
         super().close()
 
 

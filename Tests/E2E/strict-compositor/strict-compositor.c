@@ -1118,31 +1118,33 @@ static void send_focus(struct comp *c)
     c->keyboard_in = true;
 }
 
+/* A wl_pointer, wl_keyboard or wl_touch for `client`, listed with the others of its kind. */
+static struct wl_resource *seat_device(struct wl_client *client, struct wl_resource *seat, uint32_t id,
+                                       const struct wl_interface *iface, const void *impl, struct wl_list *list)
+{
+    struct comp *c = wl_resource_get_user_data(seat);
+    struct wl_resource *r = wl_resource_create(client, iface, wl_resource_get_version(seat), id);
+    wl_resource_set_implementation(r, impl, c, unlink_resource);
+    wl_list_insert(list, wl_resource_get_link(r));
+    report(c, "get_%s", iface->name + 3); /* "wl_pointer" → "get_pointer" */
+    return r;
+}
 static void seat_get_pointer(struct wl_client *client, struct wl_resource *r, uint32_t id)
 {
     struct comp *c = wl_resource_get_user_data(r);
-    struct wl_resource *p = wl_resource_create(client, &wl_pointer_interface, wl_resource_get_version(r), id);
-    wl_resource_set_implementation(p, &pointer_impl, c, unlink_resource);
-    wl_list_insert(&c->pointer_resources, wl_resource_get_link(p));
-    report(c, "get_pointer");
+    seat_device(client, r, id, &wl_pointer_interface, &pointer_impl, &c->pointer_resources);
 }
 static void seat_get_keyboard(struct wl_client *client, struct wl_resource *r, uint32_t id)
 {
     struct comp *c = wl_resource_get_user_data(r);
-    struct wl_resource *k = wl_resource_create(client, &wl_keyboard_interface, wl_resource_get_version(r), id);
-    wl_resource_set_implementation(k, &keyboard_impl, c, unlink_resource);
-    wl_list_insert(&c->keyboard_resources, wl_resource_get_link(k));
-    report(c, "get_keyboard");
+    struct wl_resource *k = seat_device(client, r, id, &wl_keyboard_interface, &keyboard_impl, &c->keyboard_resources);
     send_keymap(c, k);
     if (focus_client(c) == client) keyboard_enter(c, k);
 }
 static void seat_get_touch(struct wl_client *client, struct wl_resource *r, uint32_t id)
 {
     struct comp *c = wl_resource_get_user_data(r);
-    struct wl_resource *t = wl_resource_create(client, &wl_touch_interface, wl_resource_get_version(r), id);
-    wl_resource_set_implementation(t, &touch_impl, c, unlink_resource);
-    wl_list_insert(&c->touch_resources, wl_resource_get_link(t));
-    report(c, "get_touch");
+    seat_device(client, r, id, &wl_touch_interface, &touch_impl, &c->touch_resources);
 }
 static const struct wl_seat_interface seat_impl = {seat_get_pointer, seat_get_keyboard, seat_get_touch, resource_release};
 
