@@ -18,8 +18,9 @@ protocol WindowDelegate: AnyObject {
 ///
 /// Rendering is driven by frame callbacks: a change only sets `needsRedraw`; the event loop
 /// calls `renderIfNeeded()` once per pass, which draws only when the window is configured, no
-/// frame callback is pending and a free buffer exists. So bursts of input collapse into one
-/// frame per refresh, and nothing at all happens while nothing changes.
+/// frame callback is pending (unless an acked configure awaits its commit) and a free buffer
+/// exists. So bursts of input collapse into one frame per refresh, and nothing at all happens
+/// while nothing changes.
 final class Window {
     private let display: Display
     let surface: OpaquePointer
