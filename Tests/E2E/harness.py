@@ -47,17 +47,47 @@ def wait_until(predicate, timeout=5.0, interval=0.02, what="condition"):
         time.sleep(interval)
 
 
-class Weston:
-    def __init__(self, width=1920, height=1080, transform="normal", scale=1, shell="kiosk-shell.so", seat=True):
-        self.dir = Path(tempfile.mkdtemp(prefix="kiosk-e2e-"))
+class ScriptedCompositor:
+    """A compositor scripted through a FIFO of line commands, in its own runtime folder."""
+
+    def __init__(self, prefix, socket):
+        self.dir = Path(tempfile.mkdtemp(prefix=prefix))
         self.runtime = self.dir / "runtime"
         self.runtime.mkdir(mode=0o700)
-        self.fifo = self.dir / "input.fifo"
+        self.fifo = self.dir / "control.fifo"
         os.mkfifo(self.fifo)
+        self.socket = socket
+        self.sent = 0
+        self.proc: subprocess.Popen | None = None
+
+    def open_fifo(self):
+        # Opened read-write so the open never blocks, with or without the compositor reading it.
+        self.fifo_fd = os.open(self.fifo, os.O_RDWR)
+
+    def env(self, **extra):
+        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime), WAYLAND_DISPLAY=self.socket)
+        env.update(extra)
+        return env
+
+    def kill(self, sig=signal.SIGKILL):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        self.proc.wait(timeout=10)
+
+    def close(self):
+        try:
+            os.close(self.fifo_fd)
+        except (OSError, AttributeError):
+            pass
+        if self.proc:
+            stop(self.proc)
+
+
+class Weston(ScriptedCompositor):
+    def __init__(self, width=1920, height=1080, transform="normal", scale=1, shell="kiosk-shell.so", seat=True):
+        super().__init__("kiosk-e2e-", "kiosk-e2e")
         self.acks = self.dir / "acks"
         self.acks.touch()
-        self.socket = "kiosk-e2e"
-        self.sent = 0
         self.log = self.dir / "weston.log"
         env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime), KIOSK_TEST_FIFO=str(self.fifo),
                    KIOSK_TEST_ACKS=str(self.acks))
@@ -79,13 +109,7 @@ class Weston:
             raise RuntimeError(f"weston exited at start:\n{self.log.read_text()}")
         if seat:
             wait_until(lambda: "seat ready" in self.log.read_text(), timeout=5, what="the test module")
-        # Opened read-write so the open never blocks, with or without the module reading it.
-        self.fifo_fd = os.open(self.fifo, os.O_RDWR)
-
-    def env(self, **extra):
-        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime), WAYLAND_DISPLAY=self.socket)
-        env.update(extra)
-        return env
+        self.open_fifo()
 
     def send(self, *commands):
         """Sends commands to the input module and waits until weston has processed them all."""
@@ -112,34 +136,16 @@ class Weston:
             im = im.convert("RGBA")
             return Image.alpha_composite(Image.new("RGBA", im.size, (0, 0, 0, 255)), im).convert("RGB")
 
-    def kill(self, sig=signal.SIGKILL):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        self.proc.wait(timeout=10)
 
-    def close(self):
-        try:
-            os.close(self.fifo_fd)
-        except OSError:
-            pass
-        stop(self.proc)
-
-
-class Strict:
+class Strict(ScriptedCompositor):
     """The strict test compositor: checks every request the client makes (see its header) and
     reports each breach as a `violation:` line; scripted through control commands."""
 
     def __init__(self, outputs=("STRICT-1:1920x1080",), first_configure="output", caps=None,
                  configure_timeout=1000, refresh=60):
-        self.dir = Path(tempfile.mkdtemp(prefix="kiosk-strict-"))
-        self.runtime = self.dir / "runtime"
-        self.runtime.mkdir(mode=0o700)
-        self.fifo = self.dir / "control.fifo"
-        os.mkfifo(self.fifo)
+        super().__init__("kiosk-strict-", "kiosk-strict")
         self.report = self.dir / "report"
         self.report.touch()
-        self.socket = "kiosk-strict"
-        self.sent = 0
         args = [str(STRICT), "--socket", self.socket, "--control", str(self.fifo), "--report", str(self.report),
                 "--first-configure", first_configure, "--configure-timeout", str(configure_timeout),
                 "--refresh", str(refresh)]
@@ -156,12 +162,7 @@ class Strict:
                    what="the strict compositor")
         if self.proc.poll() is not None:
             raise RuntimeError(f"strict-compositor exited at start:\n{self.log.read_text()}")
-        self.fifo_fd = os.open(self.fifo, os.O_RDWR)
-
-    def env(self, **extra):
-        env = dict(os.environ, XDG_RUNTIME_DIR=str(self.runtime), WAYLAND_DISPLAY=self.socket)
-        env.update(extra)
-        return env
+        self.open_fifo()
 
     def lines(self):
         return self.report.read_text(errors="replace").splitlines()
@@ -199,14 +200,6 @@ class Strict:
         with Image.open(path) as im:
             return im.convert("RGB")
 
-    def close(self):
-        try:
-            os.close(self.fifo_fd)
-        except OSError:
-            pass
-        stop(self.proc)
-
-    kill = Weston.kill
 
 
 class Kiosk:
