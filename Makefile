@@ -8,7 +8,7 @@ BAD_CLIENT := $(BUILD)/e2e/bad-client
 VINPUT := $(BUILD)/e2e/virtual-input
 PYTHON := /usr/bin/python3
 
-.PHONY: run test deps build module tools unit e2e test-compositors generate bench clean
+.PHONY: run test deps build module tools unit e2e test-compositors fuzz generate bench clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
@@ -64,6 +64,11 @@ unit:
 e2e: build module tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_TEST_MODULE=$(abspath $(MODULE)) KIOSK_STRICT=$(abspath $(STRICT)) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E
+
+# Long fuzz runs (make test runs 20,000 documents a target): FUZZ=documents, SEED=number.
+FUZZ ?= 2000000
+fuzz:
+	KIOSK_FUZZ=$(FUZZ) KIOSK_FUZZ_SEED=$(SEED) $(SWIFT) test -c release --filter LongFuzzRuns
 
 # Not part of `make test` or CI: kwin and mutter in their headless modes (see README).
 test-compositors: deps build

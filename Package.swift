@@ -9,7 +9,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // wayland-scanner output for the vendored protocols plus tiny C shims for what Swift
@@ -33,7 +32,6 @@ let package = Package(
                 "CWayland", "CXKBCommon", "CPixman", "CFcft", "CPNG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Sources/Kiosk"
         ),

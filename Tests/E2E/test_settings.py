@@ -67,3 +67,25 @@ def test_the_screen_may_blank_after_the_blank_delay(weston, tmp_path):
     # weston 10 offers no idle-inhibit protocol, so this checks the timing path through the log.
     with kiosk_with_config(weston, tmp_path, "[shell]\nblank_delay = 1\n", "--screensaver") as (k, _):
         k.wait_for(r"letting the screen blank", timeout=4)
+
+
+def test_a_bad_push_keeps_the_running_settings(weston, tmp_path):
+    # Files that made the old parser abort the process, pushed over a good one while it runs;
+    # then a FIFO in its place (a plain open would block the kiosk): each is reported with its
+    # position, the kiosk keeps its settings (the 1 s screensaver stays) and keeps running.
+    with kiosk_with_config(weston, tmp_path, "[shell]\nidle_timeout = 1\n", "--scene", "touch") as (k, cfg):
+        for n, bad in enumerate(["[#]\n", "[é]\n", "[a..b]\n", "[shell]\nidle_timeout = 0\nx = [\n"], start=1):
+            cfg.write_text(bad)
+            k.proc.send_signal(signal.SIGHUP)
+            k.wait_for(r"not applied: the kiosk keeps the settings it has", count=n)
+        assert f"{cfg}:1:2: expected a key" in k.stderr
+        assert f"{cfg}:4:1: the array opened at 3:5 is not closed" in k.stderr
+        cfg.unlink()
+        import os
+        os.mkfifo(cfg)
+        k.proc.send_signal(signal.SIGHUP)
+        k.wait_for(r"not a regular file \(a FIFO\)")
+        assert k.proc.poll() is None
+        wait_for_screensaver(weston, timeout=6, what="the screensaver: the 1 s idle timeout still applies")
+        r = subprocess.run([str(KIOSK), "check-config", str(cfg)], capture_output=True, text=True, timeout=10)
+        assert r.returncode == 1 and "not a regular file (a FIFO)" in r.stdout

@@ -1,5 +1,8 @@
 import Testing
 @testable import Kiosk
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct SettingsTests {
     @Test func aGoodFileSetsEverything() {
@@ -61,6 +64,41 @@ import Testing
     @Test func anUnreadableFileIsOneProblem() {
         let (s, problems) = Settings.load(path: "/nonexistent/kiosk.toml")
         #expect(s == Settings() && problems.count == 1 && problems[0].description.hasPrefix("/nonexistent/kiosk.toml:1:1: cannot read"))
+    }
+
+    @Test func theFilesThatUsedToAbortTheKioskAreOneProblemEach() {
+        for text in ["[#]", "[é]", "[", "[.]", "[a..b]"] {
+            let (s, problems) = Settings.parse(text, file: "k.toml")
+            #expect(s == Settings() && problems.count == 1 && problems[0].line == 1, "\(text): \(problems)")
+        }
+    }
+
+    @Test func windowsLineEndsAByteOrderMarkAndNULAreHandled() {
+        let crlf = Settings.parse("[shell]\r\nidle_timeout = 30\r\nrotate = 45\r\n", file: "k.toml")
+        #expect(crlf.1.map(\.description) == ["k.toml:3:10: rotate must be 0, 90, 180 or 270; using 0"])
+        #expect(crlf.0.idleTimeout == 30)
+        let bom = Settings.parse([0xEF, 0xBB, 0xBF] + Array("[shell]\nidle_timeout = 30\n".utf8), file: "k.toml")
+        #expect(bom.0.idleTimeout == 30 && bom.1.map(\.description) == ["k.toml:1:1: the file starts with a byte order mark, which is ignored"])
+        let nul = Settings.parse("[admin]\npin = \"1234\\u0000abc\"\n", file: "k.toml")
+        #expect(nul.1.map(\.description) == ["k.toml:2:12: NUL characters are not allowed in strings"])
+        #expect(nul.0 == Settings())
+    }
+
+    @Test func onlyRegularFilesOfAtMost256KiBAreRead() throws {
+        let dir = String(cString: mkdtemp(strdup("/tmp/kiosk-settings-XXXXXX"))!)
+        defer { _ = system("rm -rf \(dir)") }
+        // A FIFO would block a plain open until someone writes to it: refused at once instead.
+        #expect(mkfifo(dir + "/fifo.toml", 0o600) == 0)
+        let fifo = Settings.load(path: dir + "/fifo.toml")
+        #expect(fifo.1.map(\.message) == ["not a regular file (a FIFO); only regular files are read"])
+        #expect(symlink(dir + "/fifo.toml", dir + "/link.toml") == 0)
+        #expect(Settings.load(path: dir + "/link.toml").1.map(\.message) == ["not a regular file (a FIFO); only regular files are read"])
+        #expect(Settings.load(path: dir).1.map(\.message) == ["not a regular file (a folder); only regular files are read"])
+        let big = dir + "/big.toml"
+        let f = fopen(big, "w")!
+        for _ in 0..<(300 * 1024 / 16) { fputs("# padding line\n\n", f) }
+        fclose(f)
+        #expect(Settings.load(path: big).1.map(\.message) == ["the file is 300 KiB; at most 256 KiB is read"])
     }
 
     @Test func commandLineOverridesTheFile() {

@@ -31,15 +31,19 @@ final class Application: WindowDelegate, InputSink {
     private let overrides: Overrides
     private var settings: Settings
 
-    /// Settings from the file (problems reported once each), then the command line on top.
     /// Settings from the file (problems reported once each), then what was changed on the admin
-    /// panel, then the command line on top.
-    static func loadSettings(configPath: String?, overrides: Overrides, store: StateStore?, log: Logger) -> Settings {
+    /// panel, then the command line on top. A file refused as a whole (unreadable, not TOML)
+    /// gives the defaults at start, and nil on a reload: the kiosk keeps what it has.
+    static func loadSettings(configPath: String?, overrides: Overrides, store: StateStore?, log: Logger,
+                             reloading: Bool = false) -> Settings? {
         var s = Settings()
         if let path = configPath ?? Settings.defaultPath() {
-            let (loaded, problems) = Settings.load(path: path)
+            let (loaded, problems) = Settings.read(path: path)
             for p in problems { log.warning("\(p)") }
-            s = loaded
+            if let loaded { s = loaded } else if reloading {
+                log.warning("\(path) not applied: the kiosk keeps the settings it has")
+                return nil
+            }
         }
         if let store, let panel = store.load(PanelSettings.self, name: "admin"), !panel.isEmpty {
             panel.apply(to: &s)
@@ -53,7 +57,7 @@ final class Application: WindowDelegate, InputSink {
         self.configPath = configPath
         self.overrides = overrides
         let store = StateStore(report: { log.warning("\($0)") })
-        settings = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log)
+        settings = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log)!
         let sceneName = overrides.scene
         let rotation = settings.rotate
         self.log = log
@@ -202,7 +206,7 @@ final class Application: WindowDelegate, InputSink {
     /// whose settings changed are saved and rebuilt (they keep their state); only the start
     /// scene and the blank delay of a screensaver already running wait for the next start.
     private func reloadSettings() {
-        let new = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log)
+        guard let new = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log, reloading: true) else { return }
         log.notice("settings reloaded")
         let old = settings
         settings = new

@@ -1,4 +1,3 @@
-import TOMLKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,6 +35,8 @@ struct Settings: Equatable {
         var line: Int
         var column: Int
         var message: String
+        /// The file could not be used at all (as opposed to one value in it).
+        var wholeFile = false
         var description: String { "\(file):\(line):\(column): \(message)" }
     }
 
@@ -51,30 +52,43 @@ struct Settings: Equatable {
         return [user, "/etc/kiosk/kiosk.toml"]
     }
 
-    /// Reads `path`; problems are returned (each one line), defaults fill every gap.
+    /// Reads `path`; problems are returned (each one line), defaults fill every gap. Only a
+    /// regular file is read (a FIFO or device would block the kiosk), at most `TOML.Limits`'s size.
     static func load(path: String) -> (Settings, [Problem]) {
-        guard let bytes = readSmallFile(path, limit: 1 << 20) else {
-            return (Settings(), [Problem(file: path, line: 1, column: 1, message: "cannot read: \(String(cString: strerror(errno)))")])
-        }
-        return parse(String(decoding: bytes, as: UTF8.self), file: path)
+        let (s, problems) = read(path: path)
+        return (s ?? Settings(), problems)
     }
 
-    static func parse(_ text: String, file: String) -> (Settings, [Problem]) {
+    /// Like `load`, but nil when the file as a whole was refused (unreadable, not a file, too
+    /// large, not TOML): a running kiosk then keeps the settings it has.
+    static func read(path: String) -> (Settings?, [Problem]) {
+        switch readRegularFile(path, limit: TOML.Limits().maxBytes) {
+        case .success(let bytes):
+            let (s, problems) = parse(bytes, file: path)
+            return (problems.contains { $0.wholeFile } ? nil : s, problems)
+        case .failure(let why):
+            return (nil, [Problem(file: path, line: 1, column: 1, message: why.description, wholeFile: true)])
+        }
+    }
+
+    static func parse(_ text: String, file: String) -> (Settings, [Problem]) { parse(Array(text.utf8), file: file) }
+
+    static func parse(_ bytes: [UInt8], file: String) -> (Settings, [Problem]) {
         var s = Settings()
         var problems: [Problem] = []
-        let table: TOMLTable
+        let table: TOML.Table
         do {
-            table = try TOMLTable(string: text)
-        } catch let e as TOMLParseError {
-            return (s, [Problem(file: file, line: e.source.begin.line, column: e.source.begin.column, message: e.description)])
+            table = try TOML.parse(bytes)
         } catch {
-            return (s, [Problem(file: file, line: 1, column: 1, message: "\(error)")])
+            return (s, [Problem(file: file, line: error.position.line, column: error.position.column, message: error.message, wholeFile: true)])
         }
-        let locator = KeyLocator(text)
-        func problem(_ section: String?, _ key: String, _ message: String) {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            problems.append(Problem(file: file, line: 1, column: 1, message: "the file starts with a byte order mark, which is ignored"))
+        }
+        func problem(_ node: TOML.Node, _ message: String) {
             // Unknown names point at the name; bad values at the value.
-            let (l, c) = locator.position(section: section, key: key, atKey: message.hasPrefix("unknown"))
-            problems.append(Problem(file: file, line: l, column: c, message: message))
+            let p = message.hasPrefix("unknown") ? node.keyPosition : node.position
+            problems.append(Problem(file: file, line: p.line, column: p.column, message: message))
         }
         let known: [String: Set<String>] = [
             "shell": ["scenes", "start", "idle_timeout", "blank_delay", "rotate", "scene_bar", "theme", "stats"],
@@ -83,9 +97,10 @@ struct Settings: Equatable {
             "admin": ["gesture", "pin"],
         ]
         for key in table.keys {
-            guard let keys = known[key] else { problem(nil, key, "unknown section or setting '\(key)'"); continue }
-            guard let sub = table[key]?.table else { problem(nil, key, "'\(key)' must be a section ([\(key)])"); continue }
-            for k in sub.keys where !keys.contains(k) { problem(key, k, "unknown setting '\(key).\(k)'") }
+            let node = table[key]!
+            guard let keys = known[key] else { problem(node, "unknown section or setting '\(key)'"); continue }
+            guard let sub = node.table else { problem(node, "'\(key)' must be a section ([\(key)])"); continue }
+            for k in sub.keys where !keys.contains(k) { problem(sub[k]!, "unknown setting '\(key).\(k)'") }
         }
 
         if let sh = table["shell"]?.table {
@@ -93,49 +108,49 @@ struct Settings: Equatable {
                 let names = v.array.map { $0.compactMap { $0.string } } ?? []
                 let valid = names.compactMap { SceneCatalog.canonicalName($0) }.filter { SceneCatalog.publicScenes.contains($0) }
                 if v.array == nil || valid.isEmpty || valid.count != names.count || names.count != v.array!.count {
-                    problem("shell", "scenes", "scenes must list some of \(SceneCatalog.publicScenes.joined(separator: ", ")); using all")
+                    problem(v, "scenes must list some of \(SceneCatalog.publicScenes.joined(separator: ", ")); using all")
                 } else { s.scenes = valid }
             }
             if let v = sh["start"] {
                 if let n = v.string.flatMap(SceneCatalog.canonicalName), SceneCatalog.publicScenes.contains(n) { s.start = n }
-                else { problem("shell", "start", "start must be one of \(SceneCatalog.publicScenes.joined(separator: ", ")); using \(s.start)") }
+                else { problem(v, "start must be one of \(SceneCatalog.publicScenes.joined(separator: ", ")); using \(s.start)") }
             }
-            number(sh, "idle_timeout", 0...86_400, "shell", &s.idleTimeout, problem)
-            number(sh, "blank_delay", 0...86_400, "shell", &s.blankDelay, problem)
+            number(sh, "idle_timeout", 0...86_400, &s.idleTimeout, problem)
+            number(sh, "blank_delay", 0...86_400, &s.blankDelay, problem)
             if let v = sh["rotate"] {
                 if let r = v.int, [0, 90, 180, 270].contains(r) { s.rotate = r / 90 }
-                else { problem("shell", "rotate", "rotate must be 0, 90, 180 or 270; using 0") }
+                else { problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
             }
-            flag(sh, "scene_bar", "shell", &s.sceneBar, problem)
-            flag(sh, "stats", "shell", &s.stats, problem)
+            flag(sh, "scene_bar", &s.sceneBar, problem)
+            flag(sh, "stats", &s.stats, problem)
             if let v = sh["theme"] {
-                if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem("shell", "theme", "theme must be a folder path in quotes") }
+                if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }
             }
         }
         if let w = table["words"]?.table {
             if let v = w["phrases"] {
                 if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count { s.words.phrases = list }
-                else { problem("words", "phrases", "phrases must be a list of strings; using the default") }
+                else { problem(v, "phrases must be a list of strings; using the default") }
             }
-            number(w, "speed", 5...5000, "words", &s.words.speed, problem)
-            number(w, "interval", 0.05...60, "words", &s.words.interval, problem)
+            number(w, "speed", 5...5000, &s.words.speed, problem)
+            number(w, "interval", 0.05...60, &s.words.interval, problem)
             if let v = w["color"] {
                 if let c = v.string.flatMap(Settings.color) { s.words.color = c }
-                else { problem("words", "color", "color must look like \"#8e24aa\"; using the default") }
+                else { problem(v, "color must look like \"#8e24aa\"; using the default") }
             }
         }
         if let l = table["lander"]?.table, let v = l["pad"] {
             switch v.string {
             case "left": s.padSide = .left
             case "right": s.padSide = .right
-            default: problem("lander", "pad", "pad must be \"left\" or \"right\"; using right")
+            default: problem(v, "pad must be \"left\" or \"right\"; using right")
             }
         }
         if let a = table["admin"]?.table {
             if let v = a["gesture"] {
                 if v.string == "off" { s.adminCorner = nil }
                 else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
-                else { problem("admin", "gesture", "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
+                else { problem(v, "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
             }
             if let v = a["pin"] {
                 if let p = v.string, p.isEmpty || (4...8).contains(p.count) && p.allSatisfy({ $0.isASCII && $0.isNumber }) { s.adminPIN = p.isEmpty ? nil : p }
@@ -143,25 +158,24 @@ struct Settings: Equatable {
                     // A PIN that cannot be typed would lock the operator out; no PIN would open
                     // the panel to anyone. Refusing the gesture is the safe fallback.
                     s.adminCorner = nil
-                    problem("admin", "pin", "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
+                    problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
                 }
             }
         }
         return (s, problems)
     }
 
-    private static func number(_ t: TOMLTable, _ key: String, _ range: ClosedRange<Double>, _ section: String,
-                               _ out: inout Double, _ problem: (String?, String, String) -> Void) {
+    private static func number(_ t: TOML.Table, _ key: String, _ range: ClosedRange<Double>, _ out: inout Double,
+                               _ problem: (TOML.Node, String) -> Void) {
         guard let v = t[key] else { return }
         let d = v.double ?? v.int.map(Double.init)
         if let d, range.contains(d) { out = d } else {
-            problem(section, key, "\(key) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(out))")
+            problem(v, "\(key) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(out))")
         }
     }
-    private static func flag(_ t: TOMLTable, _ key: String, _ section: String, _ out: inout Bool,
-                             _ problem: (String?, String, String) -> Void) {
+    private static func flag(_ t: TOML.Table, _ key: String, _ out: inout Bool, _ problem: (TOML.Node, String) -> Void) {
         guard let v = t[key] else { return }
-        if let b = v.bool { out = b } else { problem(section, key, "\(key) must be true or false; using \(out)") }
+        if let b = v.bool { out = b } else { problem(v, "\(key) must be true or false; using \(out)") }
     }
 
     /// "#rrggbb" (or "rrggbb") → Color.
@@ -169,41 +183,6 @@ struct Settings: Equatable {
         let hex = s.hasPrefix("#") ? String(s.dropFirst()) : s
         guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
         return Color(rgb: v)
-    }
-}
-
-/// Finds where a key is written, for messages about values (TOMLKit keeps positions only for
-/// syntax errors): the line of `key =` inside `[section]`, column of the value.
-private struct KeyLocator {
-    let lines: [Substring]
-    init(_ text: String) { lines = text.split(separator: "\n", omittingEmptySubsequences: false) }
-
-    func position(section: String?, key: String, atKey: Bool = false) -> (Int, Int) {
-        var current: String? = nil
-        for (i, raw) in lines.enumerated() {
-            let line = raw.drop { $0 == " " || $0 == "\t" }
-            if line.hasPrefix("[") {
-                current = String(line.dropFirst().prefix { $0 != "]" }).trimmedSpaces
-                if section == nil, current == key { return (i + 1, raw.count - line.count + 1) }
-                continue
-            }
-            guard current == section, line.hasPrefix(key) else { continue }
-            let rest = line.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
-            guard rest.hasPrefix("=") else { continue }
-            if atKey { return (i + 1, raw.count - line.count + 1) }
-            let value = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
-            return (i + 1, raw.count - value.count + 1)
-        }
-        return (1, 1)
-    }
-}
-
-private extension String {
-    var trimmedSpaces: String {
-        var s = Substring(self)
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return String(s)
     }
 }
 
