@@ -57,6 +57,7 @@ final class Application: WindowDelegate, InputSink {
         self.configPath = configPath
         self.overrides = overrides
         let store = StateStore(report: { log.warning("\($0)") })
+        store.prepare()
         settings = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log)!
         let sceneName = overrides.scene
         let rotation = settings.rotate

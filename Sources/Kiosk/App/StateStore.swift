@@ -8,8 +8,10 @@ import Glibc
 #endif
 
 /// Small JSON files under `$XDG_STATE_HOME/kiosk/` (default `~/.local/state/kiosk/`), written
-/// crash-safely: a temp file in the same folder, fsync, rename over the old file, fsync the
-/// folder. A power cut leaves either the old file or the new one, never half of one.
+/// crash-safely: a new temporary file with an unpredictable name in the same folder (created
+/// exclusively, so nothing planted there is written through), fsync, rename over the old file,
+/// fsync the folder. A power cut leaves either the old file or the new one, never half of one.
+/// Read defensively: only a regular file, not a link, at most `maxBytes`, never a blocking open.
 public final class StateStore: @unchecked Sendable {
     public let directory: String
     private let report: (String) -> Void
@@ -24,6 +26,43 @@ public final class StateStore: @unchecked Sendable {
     }
 
     public func path(_ name: String) -> String { "\(directory)/\(name).json" }
+    /// Saved state is a few hundred bytes; anything much larger is not ours.
+    public static let maxBytes = 1 << 20
+
+    /// At start: removes temporary files an interrupted save left (a `kill -9` or power cut
+    /// between create and rename), and says once if the folder is not safe to trust (another
+    /// user's, or writable by others, who could plant files the kiosk would read).
+    public func prepare() {
+        var st = stat()
+        guard lstat(directory, &st) == 0 else { return } // made on the first save
+        if st.st_mode & S_IFMT == S_IFLNK {
+            report("\(directory): the state folder is a symbolic link; saved state is read through it")
+        } else if st.st_uid != geteuid() {
+            report("\(directory): the state folder belongs to user \(st.st_uid), not to the kiosk's user \(geteuid()); others could change what the kiosk restores")
+        } else if st.st_mode & 0o022 != 0 {
+            report("\(directory): the state folder can be written by others (mode \(String(st.st_mode & 0o777, radix: 8))); they could change what the kiosk restores")
+        }
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        var stale: [String] = []
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if StateStore.isTemporary(name) { stale.append(name) }
+        }
+        for name in stale { unlink("\(directory)/\(name)") }
+        if !stale.isEmpty { report("\(directory): removed \(stale.count) temporary file(s) an interrupted save left") }
+    }
+
+    /// `.NAME.json.XXXXXX` (ours) or `NAME.json.tmp-PID` (older kiosks).
+    static func isTemporary(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        // ".", NAME, "json", XXXXXX
+        if parts.count == 4, parts[0].isEmpty, !parts[1].isEmpty, parts[2] == "json", parts[3].count == 6 { return true }
+        // NAME, "json", "tmp-PID"
+        if parts.count == 3, parts[1] == "json", parts[2].hasPrefix("tmp-"), parts[2].count > 4,
+           parts[2].dropFirst(4).allSatisfy(\.isNumber) { return true }
+        return false
+    }
 
     /// The stored value, or nil: silently when there is none (a first run), with one line when
     /// the file cannot be read or decoded (the caller then starts from defaults).
@@ -56,9 +95,12 @@ public final class StateStore: @unchecked Sendable {
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             let data = try encoder.encode(value)
             try makeDirectory(directory)
-            let tmp = p + ".tmp-\(getpid())"
-            let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw StoreError.system("cannot create \(tmp)", errno) }
+            // mkstemp: a fresh name, created exclusively (O_EXCL), mode 0600.
+            var template = Array("\(directory)/.\(name).json.XXXXXX".utf8CString)
+            let fd = mkstemp(&template)
+            guard fd >= 0 else { throw StoreError.system("cannot create a temporary file in \(directory)", errno) }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let tmp = String(cString: template)
             var ok = data.withUnsafeBytes { buf -> Bool in
                 var off = 0
                 while off < buf.count {
@@ -105,11 +147,20 @@ public final class StateStore: @unchecked Sendable {
     }
 
     private func readFile(_ p: String) -> Data? {
-        guard let bytes = readSmallFile(p) else {
-            if errno != ENOENT { report("\(p): cannot read saved state (\(String(cString: strerror(errno)))); starting fresh") }
+        switch readRegularFile(p, limit: StateStore.maxBytes, followSymlinks: false) {
+        case .success(let bytes):
+            return Data(bytes)
+        case .failure(.cannotOpen(ENOENT)):
+            return nil
+        case .failure(let why):
+            // Not ours (a link, a FIFO, something huge): kept aside, and the next save writes a
+            // new file in its place rather than through it.
+            switch why {
+            case .notRegular, .tooLarge: report("\(p): \(why); \(moveAside(p)); starting fresh")
+            default: report("\(p): \(why); starting fresh")
+            }
             return nil
         }
-        return Data(bytes)
     }
 
     private func makeDirectory(_ d: String) throws {

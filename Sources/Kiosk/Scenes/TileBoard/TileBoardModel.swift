@@ -47,9 +47,14 @@ public struct TileBoardModel: Codable, Equatable, Sendable {
         return added
     }
 
+    /// Ids count up from here; a board refilled a billion times would be decades of use, so a
+    /// saved `nextID` past it is damage (it used to overflow on the next Refill).
+    public static let maxID = 1 << 30
+
     /// Whether a decoded board can be used (a damaged file could say anything).
     public var isPlausible: Bool {
         tiles.count <= Self.fullCount && Set(tiles.map(\.id)).count == tiles.count && tiles.allSatisfy { $0.id >= 0 && $0.id < nextID }
+            && nextID <= Self.maxID
     }
 
     /// Columns that fit `width` points of tiles `tile` points wide with `gap` between them.
