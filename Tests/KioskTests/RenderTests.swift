@@ -125,6 +125,56 @@ import Glibc
         }
     }
 
+    /// A PNG whose header declares `w`×`h` pixels, with no image data behind it: what a
+    /// decompression bomb looks like before anything is decoded.
+    static func header(width w: UInt32, height h: UInt32) -> [UInt8] {
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+        func crc(_ bytes: [UInt8]) -> UInt32 {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                c ^= UInt32(b)
+                for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            }
+            return ~c
+        }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return be(UInt32(data.count)) + body + be(crc(body))
+        }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + chunk("IHDR", be(w) + be(h) + [8, 6, 0, 0, 0]) + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00]) + chunk("IEND", [])
+    }
+
+    @Test func hugeDeclaredSizesAndFilesThatAreNotFilesAreRefusedBeforeDecoding() throws {
+        let dir = String(cString: mkdtemp(strdup("/tmp/kiosk-png-XXXXXX"))!)
+        defer { _ = system("rm -rf '\(dir)'") }
+        func write(_ name: String, _ bytes: [UInt8]) {
+            let f = fopen("\(dir)/\(name)", "w")!
+            _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+            fclose(f)
+        }
+        write("bomb.png", PNGTests.header(width: 20000, height: 20000))
+        #expect(throws: PNG.Failure.self) { try PNG.read(path: "\(dir)/bomb.png") }
+        write("wide.png", PNGTests.header(width: 3000, height: 10))
+        do {
+            _ = try PNG.read(path: "\(dir)/wide.png", limits: .theme)
+            Issue.record("a 3000-pixel-wide theme image decoded")
+        } catch let e as PNG.Failure {
+            #expect(e.reason == "3000×10 pixels is larger than 2048 a side or 4 Mpx")
+        }
+        // A FIFO would block a plain open until someone wrote to it.
+        #expect(mkfifo("\(dir)/fifo.png", 0o600) == 0)
+        do {
+            _ = try PNG.read(path: "\(dir)/fifo.png", limits: .theme)
+            Issue.record("a FIFO decoded")
+        } catch let e as PNG.Failure {
+            #expect(e.reason == "not a regular file (a FIFO); only regular files are read")
+        }
+        var lines: [String] = []
+        let images = Theme.images(["fifo.png", "bomb.png"], in: dir, report: { lines.append($0) })
+        #expect(images.isEmpty && lines.count == 2)
+    }
+
     @Test func missingAndCorruptFilesThrowNamingTheFile() throws {
         #expect(throws: PNG.Failure.self) { try PNG.read(path: "/nonexistent/rocket.png") }
         let path = "/tmp/kiosk-corrupt-\(getpid()).png"

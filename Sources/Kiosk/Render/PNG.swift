@@ -12,19 +12,43 @@ public enum PNG {
     // exactly the byte layout of pixman's a8r8g8b8 (but straight, not premultiplied, alpha).
     private static let formatBGRA: UInt32 = 0x01 | 0x02 | 0x10
 
-    /// Decodes the PNG at `path` into a premultiplied ARGB image at `scale`.
-    public static func read(path: String, scale: Int = 1) throws -> Image {
+    /// How much a PNG may ask for, checked before anything is decoded: the file's size, then
+    /// the size its header declares (a 1 MB file can declare 16384×16384 pixels, 1 GiB).
+    public struct Limits: Sendable {
+        public var maxFileBytes: Int
+        public var maxSide: UInt32
+        public var maxPixels: UInt64
+        /// Theme images are sprites and tiles: 2048 pixels a side, 4 Mpx (16 MiB decoded), 4 MiB files.
+        public static let theme = Limits(maxFileBytes: 4 << 20, maxSide: 2048, maxPixels: 4 << 20)
+        /// Screenshots and golden images.
+        public static let general = Limits(maxFileBytes: 64 << 20, maxSide: 16384, maxPixels: 64 << 20)
+    }
+
+    /// Decodes the PNG at `path` into a premultiplied ARGB image at `scale`. The file is read
+    /// like every file Kiosk reads (a regular file only, never a blocking open) and decoded from
+    /// memory only if it stays within `limits`.
+    public static func read(path: String, scale: Int = 1, limits: Limits = .general) throws -> Image {
+        let bytes: [UInt8]
+        switch readRegularFile(path, limit: limits.maxFileBytes) {
+        case .success(let b): bytes = b
+        case .failure(let why): throw Failure(path: path, reason: why.description)
+        }
+        // libpng reads from this memory until the read is finished or freed.
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        defer { memory.deallocate() }
+        memory.copyBytes(from: bytes)
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
-        guard png_image_begin_read_from_file(&png, path) != 0 else {
-            throw Failure(path: path, reason: message(&png, fallback: "cannot open or not a PNG"))
+        guard png_image_begin_read_from_memory(&png, memory.baseAddress, bytes.count) != 0 else {
+            throw Failure(path: path, reason: message(&png, fallback: "not a PNG"))
         }
         png.format = formatBGRA
-        guard png.width > 0, png.height > 0, png.width <= 16384, png.height <= 16384,
+        guard png.width > 0, png.height > 0, png.width <= limits.maxSide, png.height <= limits.maxSide,
+              UInt64(png.width) * UInt64(png.height) <= limits.maxPixels,
               let image = Image(pixelSize: PixelSize(width: Int32(png.width), height: Int32(png.height)),
                                 hasAlpha: true, scale: scale) else {
             png_image_free(&png)
-            throw Failure(path: path, reason: "unsupported size \(png.width)x\(png.height)")
+            throw Failure(path: path, reason: "\(png.width)×\(png.height) pixels is larger than \(limits.maxSide) a side or \(limits.maxPixels >> 20) Mpx")
         }
         let data = UnsafeMutableRawPointer(pixman_data(image))
         guard png_image_finish_read(&png, nil, data, Int32(image.stride), nil) != 0 else {

@@ -13,7 +13,7 @@ enum Theme {
         for name in names {
             let path = directory + "/" + name
             guard access(path, F_OK) == 0 else { continue }
-            do { out[name] = try PNG.read(path: path) } catch { report("image \(error); drawing the vector version instead") }
+            do { out[name] = try PNG.read(path: path, limits: .theme) } catch { report("image \(error); drawing the vector version instead") }
         }
         return out
     }

@@ -16,7 +16,7 @@ open class ImageView: View {
     @discardableResult
     public func load(path: String, scale: Int = 1, report: (String) -> Void) -> Bool {
         do {
-            image = try PNG.read(path: path, scale: scale)
+            image = try PNG.read(path: path, scale: scale, limits: .theme)
             return true
         } catch {
             report("image \(error); drawing a placeholder instead")
