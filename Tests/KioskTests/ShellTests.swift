@@ -39,6 +39,27 @@ import Glibc
         #expect(!shell.isAnimating)
     }
 
+    @Test func aFingerDownWhenTheTouchTestLeavesIsLetGoOfEverywhere() throws {
+        // Switched away by key, by the scene bar's neighbour (a second finger), and by the
+        // screensaver: each time the touch test's own model must drop the finger too.
+        for leave in ["key", "screensaver"] {
+            let r = Rig(idle: 5, start: "touch")
+            let touchScene = try #require(r.shell.current as? TouchTestScene)
+            r.shell.handle(TouchBatch(time: 0, points: [touch(4, .began, 600, 500)]), at: r.now)
+            r.wait(0.1)
+            #expect(touchScene.model.fingers.count == 1)
+            if leave == "key" {
+                r.shell.handle(KeyEvent(keysym: 0xffc0, text: "", pressed: true), at: r.now) // F3: tiles
+            } else {
+                r.wait(5.1) // a held finger is no input: the screensaver starts
+            }
+            #expect(touchScene.model.fingers.isEmpty, "\(leave): the model kept the finger")
+            r.shell.handle(TouchBatch(time: 0, points: [touch(4, .ended, 600, 500)]), at: r.now)
+            r.wait(1)
+            #expect(touchScene.model.fingers.isEmpty)
+        }
+    }
+
     @Test func idleShowsTheScreensaverAndTheWakingTouchIsSwallowed() {
         let r = Rig(idle: 10)
         let p = r.tiles.board.convert(r.tiles.tileFrame(index: 0).center, to: nil)

@@ -234,10 +234,12 @@ public final class RootView: View {
         if touches.isEmpty { arena.failUndecided() }
     }
 
-    /// Cancels every touch (e.g. the scene is leaving the screen).
-    public func cancelAllTouches(at time: Double) {
-        let pts = touches.values.map { TouchPoint(id: $0.id, phase: .cancelled, location: $0.location) }
-        if !pts.isEmpty { handle(TouchBatch(time: 0, points: pts), at: time) }
+    /// Every touch in progress, as the batch that cancels it (what `wl_touch.cancel` becomes).
+    /// Its owner delivers it through its own input path, so everything that tracks touches
+    /// above the root (a scene's model) hears of the cancellation too.
+    public var cancellationOfAllTouches: TouchBatch? {
+        let pts = touches.values.sorted { $0.id < $1.id }.map { TouchPoint(id: $0.id, phase: .cancelled, location: $0.location) }
+        return pts.isEmpty ? nil : TouchBatch(time: 0, points: pts)
     }
 
     private func feedRecognizers(began: Set<Touch>, moved: Set<Touch>, ended: Set<Touch>, cancelled: Set<Touch>) {

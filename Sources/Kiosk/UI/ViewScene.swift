@@ -30,6 +30,10 @@ open class ViewScene: Responder, Scene {
     public func draw(in canvas: Canvas) { root.render(in: canvas) }
     public func prepareContent() { root.prepareContent() }
     open func saveState() {}
-    /// Pausing cancels the touches in progress, so nothing stays pressed behind another scene.
-    open func setActive(_ active: Bool) { if !active { root.cancelAllTouches(at: root.scheduler.now) } }
+    /// Pausing cancels the touches in progress, so nothing stays pressed behind another scene:
+    /// through `handle`, the path a `wl_touch.cancel` takes, so the scene's own model lets go
+    /// of its fingers with the views.
+    open func setActive(_ active: Bool) {
+        if !active, let cancel = root.cancellationOfAllTouches { handle(cancel, at: root.scheduler.now) }
+    }
 }
