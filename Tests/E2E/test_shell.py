@@ -72,14 +72,21 @@ def test_app_rotation_lays_out_portrait_and_maps_taps(weston, tmp_path):
 PANEL_CARD = rgb(0x1C2330)
 
 
+# evdev key codes of the PIN 2580 and Return.
+PIN_KEYS = ["key 3", "key 6", "key 9", "key 11", "key 28"]
+
+
 def test_three_fingers_held_in_the_corner_open_the_admin_panel(weston, tmp_path):
     env = weston.env(XDG_STATE_HOME=str(tmp_path))
-    k = Kiosk(weston, "--verbose", "--scene", "tiles", "--idle-timeout", "0", env=env, protocol=False)
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text('[admin]\npin = "2580"\n')
+    k = Kiosk(weston, "--verbose", "--config", str(cfg), "--scene", "tiles", "--idle-timeout", "0", env=env, protocol=False)
     try:
         k.wait_for(r"first frame shown")
         weston.send("down 1 40 40", "down 2 100 60", "down 3 60 110", "frame")
         k.wait_for(r"admin panel opened", timeout=5)
         weston.send("up 1", "up 2", "up 3")
+        weston.send(*PIN_KEYS)
         wait_until(lambda: count_color(weston.screenshot(), (700, 300, 1220, 780), PANEL_CARD, tol=4) > 20000,
                    timeout=3, what="the admin panel")
         # Escape (evdev 1) closes it; the tile board is back, with nothing selected by the fingers.

@@ -73,8 +73,8 @@ def test_the_strict_compositor_catches_each_mistake(strict, mistake, caught):
         assert any(re.search(caught, v) for v in found), f"{mistake}: not caught; violations: {found}"
 
 
-def test_scenes_touches_switching_and_admin_panel_are_clean(strict):
-    k = start(strict, "--scene", "touch", "--idle-timeout", "0")
+def test_scenes_touches_switching_and_admin_panel_are_clean(strict, tmp_path):
+    k = start(strict, "--scene", "touch", "--idle-timeout", "0", config='[admin]\npin = "2580"\n', tmp=tmp_path)
     try:
         strict.send("down 0 300 300", "down 1 600 400", "frame")
         strict.send("motion 0 350 330", "motion 1 640 380", "frame")
@@ -92,6 +92,7 @@ def test_scenes_touches_switching_and_admin_panel_are_clean(strict):
         strict.send("down 1 40 40", "down 2 100 60", "down 3 60 110", "frame")
         k.wait_for(r"admin panel opened", timeout=6)
         strict.send("up 1", "up 2", "up 3", "frame")
+        strict.send("key 3", "key 6", "key 9", "key 11", "key 28")  # the PIN 2580, Return
         time.sleep(0.3)
         strict.send(f"key {ESCAPE}")
         k.wait_for(r"admin panel closed")

@@ -106,6 +106,42 @@ import Testing
         #expect(panel.unlocked)
     }
 
+    @Test func theRestAfterWrongPINsIsTheKiosksNotThePanels() {
+        var settings = Settings()
+        settings.adminPIN = "2580"
+        let s = ManualScheduler(), lock = AdminLock()
+        func panel() -> AdminPanel {
+            let p = AdminPanel(fonts: FontCache(), scheduler: s, settings: settings, lock: lock) { _ in }
+            p.layout(DisplayInfo(size: Size(width: 800, height: 1280)))
+            return p
+        }
+        func keys(_ p: AdminPanel, _ text: String) {
+            for c in text { p.handle(KeyEvent(keysym: c == "\n" ? 0xff0d : 0x30, text: c == "\n" ? "" : String(c), pressed: true), at: s.now) }
+        }
+        // Three wrong here, two in a new panel: the keypad rests...
+        let first = panel()
+        for _ in 0..<3 { keys(first, "1111\n") }
+        let second = panel()
+        for _ in 0..<2 { keys(second, "1111\n") }
+        // ...and a third panel, opened 6 s later, does not accept the right PIN either.
+        s.advance(to: 6)
+        let third = panel()
+        keys(third, "2580\n")
+        #expect(!third.unlocked)
+        s.advance(to: AdminLock.lockout + 1)
+        keys(third, "2580\n")
+        #expect(third.unlocked)
+    }
+
+    @Test func withoutAPINTheGestureIsOff() {
+        #expect(Settings().adminGesture == nil)
+        let (s, problems) = Settings.parse("[admin]\ngesture = \"top-right\"\n", file: "k.toml")
+        #expect(s.adminGesture == nil && s.adminCorner == .topRight)
+        #expect(problems.map(\.description) == ["k.toml:2:11: the admin gesture needs a pin (4 to 8 digits): it is off until one is set"])
+        let (withPIN, none) = Settings.parse("[admin]\npin = \"2580\"\n", file: "k.toml")
+        #expect(none.isEmpty && withPIN.adminGesture == .topLeft)
+    }
+
     @Test func anUnattendedPanelCancelsItself() {
         var outcome: AdminPanel.Outcome?
         let s = ManualScheduler()

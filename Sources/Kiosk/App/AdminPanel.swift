@@ -7,8 +7,8 @@ final class AdminPanel: ViewScene {
 
     static let speeds: [Double] = [30, 60, 90, 120, 150, 200, 300, 400, 600]
     static let idleTimes: [Double] = [0, 30, 60, 120, 300, 600, 1800, 3600]
-    /// Wrong PINs before the keypad rests, and for how long.
-    static let maxTries = 5, lockout = 60.0
+    static var maxTries: Int { AdminLock.maxTries }
+    static var lockout: Double { AdminLock.lockout }
     /// Closes by itself after this long without a touch.
     static let inactivity = 90.0
 
@@ -23,11 +23,10 @@ final class AdminPanel: ViewScene {
                       rotate: values.rotate != initial.rotate ? values.rotate : nil)
     }
     private let pin: String?
+    private let lock: AdminLock
     private let onFinish: (Outcome) -> Void
     private(set) var unlocked: Bool
     private var entered = ""
-    private var wrongTries = 0
-    private var lockedUntil = -1.0
     private var inactivityTimer: ScheduledTimer?
 
     private let card = View()
@@ -40,14 +39,18 @@ final class AdminPanel: ViewScene {
     private let dots = Label()
     private var keys: [Button] = []
 
-    init(fonts: FontCache, scheduler: Scheduler, settings: Settings, onFinish: @escaping (Outcome) -> Void) {
+    /// `lock` is the kiosk's: wrong PINs counted by an earlier panel still count here.
+    init(fonts: FontCache, scheduler: Scheduler, settings: Settings, lock: AdminLock = AdminLock(),
+         onFinish: @escaping (Outcome) -> Void) {
         values = PanelSettings(speed: settings.words.speed, padLeft: settings.padSide == .left,
                                idleTimeout: settings.idleTimeout, rotate: settings.rotate)
         initial = values
         pin = settings.adminPIN
+        self.lock = lock
         unlocked = settings.adminPIN == nil
         self.onFinish = onFinish
         super.init(name: "admin", fonts: fonts, scheduler: scheduler)
+        if !unlocked, lock.isResting(at: scheduler.now) { resting() }
     }
 
     override func build(in root: RootView) {
@@ -147,29 +150,31 @@ final class AdminPanel: ViewScene {
     // MARK: PIN
 
     private func key(_ k: String) {
-        guard !unlocked, root.scheduler.now >= lockedUntil else { return }
+        guard !unlocked, let pin, !lock.isResting(at: root.scheduler.now) else { return }
         switch k {
         case "⌫": if !entered.isEmpty { entered.removeLast() }
         case "OK":
-            if entered == pin {
+            switch lock.check(entered, pin: pin, at: root.scheduler.now) {
+            case .unlocked:
                 unlocked = true
                 message.text = ""
                 layout(root: root) // the settings page replaces the keypad
-            } else {
-                wrongTries += 1
-                entered = ""
-                if wrongTries >= AdminPanel.maxTries {
-                    wrongTries = 0
-                    lockedUntil = root.scheduler.now + AdminPanel.lockout
-                    message.text = "Too many wrong PINs: wait a minute"
-                    root.scheduler.schedule(after: AdminPanel.lockout) { [weak self] in self?.message.text = ""; self?.refresh() }
-                } else {
-                    message.text = "Wrong PIN"
-                }
+            case .wrong:
+                message.text = "Wrong PIN"
+            case .resting:
+                resting()
             }
+            entered = ""
         default: if entered.count < 8 { entered += k }
         }
         refresh()
+    }
+
+    /// The keypad rests until the kiosk's lock lets it try again.
+    private func resting() {
+        let wait = lock.lockedUntil - root.scheduler.now
+        message.text = "Too many wrong PINs: wait \(Int(wait.rounded(.up))) s"
+        root.scheduler.schedule(after: wait) { [weak self] in self?.message.text = ""; self?.refresh() }
     }
 
     // MARK: Values
@@ -212,7 +217,7 @@ final class AdminPanel: ViewScene {
         footer[2].isHidden = !unlocked
         for k in keys {
             k.isHidden = unlocked
-            k.isEnabled = root.scheduler.now >= lockedUntil
+            k.isEnabled = !lock.isResting(at: root.scheduler.now)
         }
         dots.isHidden = unlocked
     }
@@ -261,5 +266,29 @@ final class AdminPanel: ViewScene {
         for (i, b) in footer.enumerated() {
             b.frame = Rect(x: pad + Double(i) * (fw + gap), y: h - pad - rowH, width: fw, height: rowH)
         }
+    }
+}
+
+/// The admin PIN's guard for the whole kiosk: the wrong tries and the rest after too many belong
+/// to the kiosk, not to one panel, so closing the panel and making the gesture again gives no
+/// fresh tries (it used to: the right PIN was accepted 6 s into a 60 s rest).
+final class AdminLock {
+    /// Wrong PINs before the keypad rests, and for how long.
+    static let maxTries = 5, lockout = 60.0
+    private(set) var wrongTries = 0
+    private(set) var lockedUntil = -Double.infinity
+
+    enum Verdict: Equatable { case unlocked, wrong(triesLeft: Int), resting }
+
+    func isResting(at now: Double) -> Bool { now < lockedUntil }
+
+    func check(_ entered: String, pin: String, at now: Double) -> Verdict {
+        if isResting(at: now) { return .resting }
+        if entered == pin { wrongTries = 0; return .unlocked }
+        wrongTries += 1
+        guard wrongTries >= AdminLock.maxTries else { return .wrong(triesLeft: AdminLock.maxTries - wrongTries) }
+        wrongTries = 0
+        lockedUntil = now + AdminLock.lockout
+        return .resting
     }
 }

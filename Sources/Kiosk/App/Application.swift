@@ -87,7 +87,7 @@ final class Application: WindowDelegate, InputSink {
                               startInScreensaver: startInScreensaver, store: store,
                               make: Application.sceneMaker(settings: settings, fonts: fonts, scheduler: scheduler, store: store, log: log))
             shell.showsSceneBar = settings.sceneBar
-            shell.adminCorner = settings.adminCorner
+            shell.adminCorner = settings.adminGesture
             return shell
         }
         prep.start()
@@ -215,7 +215,7 @@ final class Application: WindowDelegate, InputSink {
         if let shell = stage.scene as? Shell {
             shell.idleTimeout = new.idleTimeout
             shell.showsSceneBar = new.sceneBar
-            shell.adminCorner = new.adminCorner
+            shell.adminCorner = new.adminGesture
             var rebuild = Set<String>()
             if new.words != old.words { rebuild.insert("words") }
             if new.padSide != old.padSide { rebuild.insert("lander") }
@@ -236,10 +236,13 @@ final class Application: WindowDelegate, InputSink {
 
     // MARK: Admin panel
 
+    /// The PIN's wrong tries and rest, across every panel this kiosk opens.
+    private let adminLock = AdminLock()
+
     private func openAdminPanel() {
         guard let stage, let shell = stage.scene as? Shell, let fonts = stage.fonts else { return }
         log.notice("admin panel opened")
-        let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings) { [weak self] outcome in
+        let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings, lock: adminLock) { [weak self] outcome in
             // After the touch that chose it has been delivered, not in the middle of it.
             self?.scheduler.schedule(after: 0) { self?.adminPanelClosed(outcome) }
         }

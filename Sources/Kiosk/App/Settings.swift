@@ -24,6 +24,9 @@ struct Settings: Equatable {
     var adminCorner: AdminCorner? = .topLeft
     /// Digits asked for before the panel opens; nil: none.
     var adminPIN: String?
+    /// The corner the admin gesture listens in: only with a PIN. Without one, any visitor who
+    /// held three fingers in the corner for 3 s would get the kiosk's settings.
+    var adminGesture: AdminCorner? { adminPIN == nil ? nil : adminCorner }
 
     enum AdminCorner: String, CaseIterable, Equatable {
         case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right"
@@ -151,6 +154,9 @@ struct Settings: Equatable {
                 if v.string == "off" { s.adminCorner = nil }
                 else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
                 else { problem(v, "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
+            }
+            if let v = a["gesture"], v.string != "off", a["pin"] == nil {
+                problem(v, "the admin gesture needs a pin (4 to 8 digits): it is off until one is set")
             }
             if let v = a["pin"] {
                 if let p = v.string, p.isEmpty || (4...8).contains(p.count) && p.allSatisfy({ $0.isASCII && $0.isNumber }) { s.adminPIN = p.isEmpty ? nil : p }
