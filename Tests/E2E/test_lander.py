@@ -74,3 +74,24 @@ def test_thrust_makes_the_ship_climb_and_a_restart_keeps_the_flight(weston):
         assert fuel < 100
     finally:
         k2.close()
+
+
+def test_compositor_loss_saves_the_flight_before_exiting_one():
+    # No input, so no save was due yet: only the exit path can have written the flight.
+    from harness import Weston
+    w = Weston()
+    state = Path(tempfile.mkdtemp(prefix="kiosk-state-"))
+    k = Kiosk(w, "--verbose", "--scene", "lander", env=w.env(XDG_STATE_HOME=str(state)), protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        time.sleep(1.0)  # the ship falls
+        assert not (state / "kiosk" / "lander.json").exists()
+        w.kill()
+        assert k.wait_exit(timeout=5) == 1
+        assert "lost the connection to the compositor" in k.stderr.strip().splitlines()[-1]
+        saved = json.loads((state / "kiosk" / "lander.json").read_text())
+        assert saved["flight"]["vy"] != 0  # a flight in progress, not a fresh one
+        assert json.loads((state / "kiosk" / "shell.json").read_text())["scene"] == "lander"
+    finally:
+        k.close()
+        w.close()

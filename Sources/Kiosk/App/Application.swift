@@ -118,9 +118,23 @@ final class Application: WindowDelegate, InputSink {
     private var settingsWatcher: FileWatcher?
 
     func run() throws -> Int32 {
-        try loop.run(display: display) {
-            try window.renderIfNeeded(time: EventLoop.now())
+        do {
+            return try loop.run(display: display) {
+                try window.renderIfNeeded(time: EventLoop.now())
+            }
+        } catch {
+            // Whatever ends the kiosk (the compositor gone, memory for a buffer refused), what a
+            // visitor was doing is written first, the same way a clean shutdown writes it.
+            log.info("saving state before exiting")
+            saveAll()
+            throw error
         }
+    }
+
+    /// Every scene's state and the shell's, then the shutdown hooks.
+    private func saveAll() {
+        stage?.scene.saveState()
+        for hook in shutdownHooks { hook() }
     }
 
     private func signal(_ sig: Int32) {
@@ -131,8 +145,7 @@ final class Application: WindowDelegate, InputSink {
             logDrawStats()
         default:
             log.info("signal \(sig): shutting down")
-            stage?.scene.saveState()
-            for hook in shutdownHooks { hook() }
+            saveAll()
             loop.stop(exitCode: 0)
         }
     }
