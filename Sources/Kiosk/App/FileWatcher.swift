@@ -49,7 +49,10 @@ final class FileWatcher {
             if wd < 0 { report("not watching \(dir) for settings changes: \(String(cString: strerror(errno)))"); continue }
             names[wd, default: []].insert(name)
         }
-        if names.isEmpty { close(fd); return nil }
+        // Failing now, with every property set, still runs deinit, which closes the descriptor:
+        // closing it here too closed whatever the next open got (fontconfig's, on the scene
+        // thread, which then failed with EBADF).
+        if names.isEmpty { return nil }
         register(fd) { [weak self] in self?.readEvents() }
     }
     deinit { close(fd) }
