@@ -8,7 +8,7 @@ BAD_CLIENT := $(BUILD)/e2e/bad-client
 VINPUT := $(BUILD)/e2e/virtual-input
 PYTHON := /usr/bin/python3
 
-.PHONY: run test deps build module tools unit e2e test-compositors fuzz generate bench clean
+.PHONY: run test deps build module tools unit e2e test-compositors fuzz soak generate bench clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
@@ -69,6 +69,10 @@ e2e: build module tools
 FUZZ ?= 2000000
 fuzz:
 	KIOSK_FUZZ=$(FUZZ) KIOSK_FUZZ_SEED=$(SEED) $(SWIFT) test -c release --filter LongFuzzRuns
+
+# A simulated hour of visitors and screensaver, headless: exits 1 on a leak (make test runs 10 minutes).
+soak: deps build
+	$(KIOSK) bench --scene soak --seconds 3600 --size 1920x1080
 
 # Not part of `make test` or CI: kwin and mutter in their headless modes (see README).
 test-compositors: deps build

@@ -253,3 +253,14 @@ def test_two_fingers_turn_the_spinner_widget(weston, kiosk):
         diff = sum(1 for a, b in zip(before.getdata(), after.getdata()) if a != b)
         return diff > 500
     wait_until(turned, timeout=3, what="the spinner to turn")
+
+
+def test_ten_simulated_minutes_leak_neither_memory_nor_files():
+    # kiosk bench --scene soak exits 1 when resident memory grows ≥ 1 MiB after the warm-up or
+    # open files change; `make soak` runs a simulated hour.
+    import subprocess
+    from harness import KIOSK
+    r = subprocess.run([str(KIOSK), "bench", "--scene", "soak", "--seconds", "600", "--size", "1280x800"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "open fds:" in r.stdout

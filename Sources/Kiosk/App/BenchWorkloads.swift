@@ -1,6 +1,6 @@
 /// Synthetic scenes for `kiosk bench`: the toolkit's costs, measured headless.
 enum BenchWorkloads {
-    static let names = ["labels", "drag"]
+    static let names = ["labels", "drag", "soak"]
 
     /// `count` translucent labels (~200×60, alpha 0.75) falling at different speeds.
     final class FallingLabels: ViewScene {

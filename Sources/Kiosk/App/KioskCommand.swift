@@ -118,10 +118,23 @@ extension KioskCommand {
         var items: Int = 1
         @Option(help: "How labels draw text: glyphs (from fcft's cache) or layer (cached images).")
         var text: String = "glyphs"
+        @Option(help: "soak: simulated seconds of visitors and idle screensaver (RSS and open files at the end).")
+        var seconds: Double = 600
 
         func run() throws {
             let log = makeLogger(verbose: false)
             guard frames > 0, frames <= 1_000_000, items >= 0, items <= 100_000 else { throw fail(log, "--frames must be 1…1000000 and --items 0…100000") }
+            if options.scene == "soak" {
+                guard seconds > 0, seconds <= 7 * 86_400, let size = parseSize(options.size) else { throw fail(log, "--seconds must be 1…604800 and --size WxH") }
+                let report = try runSoak(seconds: seconds, size: size, warmup: min(1800, seconds / 2))
+                print("soak at \(options.size): the shell with every scene, visitors and idle screensaver")
+                print(report.text)
+                // Unattended for months: memory that keeps growing or files left open is a leak.
+                if report.growthKiB >= 1024 || report.fdsAtEnd != report.fdsAtStart {
+                    throw fail(log, "soak: resident memory grew \(report.growthKiB) KiB after the warm-up (limit 1023) or open files went \(report.fdsAtStart) → \(report.fdsAtEnd)")
+                }
+                return
+            }
             switch text {
             case "glyphs": Label.rendering = .glyphs
             case "layer": Label.rendering = .layer

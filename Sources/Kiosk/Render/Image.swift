@@ -1,4 +1,7 @@
 import CPixman
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A pixman image that this process owns: an offscreen layer, a decoded PNG, a snapshot.
 /// Pixels are premultiplied ARGB32 (`hasAlpha`) or XRGB32 (opaque).
@@ -13,13 +16,32 @@ public final class Image {
     /// Returns nil when pixman cannot allocate it (absurd sizes are refused before that).
     public init?(pixelSize size: PixelSize, hasAlpha: Bool = true, scale: Int = 1) {
         guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384,
-              let img = pixman_image_create_bits(hasAlpha ? PIXMAN_a8r8g8b8 : PIXMAN_x8r8g8b8,
-                                                 size.width, size.height, nil, 0)
+              let img = Image.createBits(hasAlpha ? PIXMAN_a8r8g8b8 : PIXMAN_x8r8g8b8, size, bytesPerPixel: 4)
         else { return nil }
         raw = img
         pixelSize = size
         self.scale = max(1, scale)
     }
+
+    /// Pixel storage for a new image. Large ones (a screen-sized snapshot is 8 MiB) are mapped
+    /// straight from the kernel and unmapped when the image goes: through malloc, glibc raises
+    /// its mmap threshold after the first such free and then keeps every later one in the heap
+    /// for good, so a cross-fade's snapshot stayed resident after the fade (RSS 45 → 53 MiB).
+    static func createBits(_ format: pixman_format_code_t, _ size: PixelSize, bytesPerPixel: Int) -> OpaquePointer? {
+        let stride = (Int(size.width) * bytesPerPixel + 3) & ~3
+        let bytes = stride * Int(size.height)
+        guard bytes >= Image.mapThreshold else { return pixman_image_create_bits(format, size.width, size.height, nil, 0) }
+        guard let mem = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mem != MAP_FAILED,
+              let img = pixman_image_create_bits(format, size.width, size.height, mem.assumingMemoryBound(to: UInt32.self), Int32(stride))
+        else { return nil }
+        // Unmapped when pixman finalizes the image (its size is still readable then).
+        pixman_image_set_destroy_function(img, { image, data in
+            guard let image, let data else { return }
+            munmap(data, Int(pixman_image_get_stride(image)) * Int(pixman_image_get_height(image)))
+        }, mem)
+        return img
+    }
+    static let mapThreshold = 1 << 20
 
     /// Takes over one reference to `raw` (released in deinit).
     init(adopting raw: OpaquePointer, scale: Int = 1) {

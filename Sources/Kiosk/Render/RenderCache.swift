@@ -39,7 +39,7 @@ extension Image {
     /// An 8-bit coverage mask (PIXMAN_a8), transparent.
     convenience init?(alphaMaskOf size: PixelSize) {
         guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384,
-              let raw = pixman_image_create_bits(PIXMAN_a8, size.width, size.height, nil, 0) else { return nil }
+              let raw = Image.createBits(PIXMAN_a8, size, bytesPerPixel: 1) else { return nil }
         self.init(adopting: raw)
     }
 }
