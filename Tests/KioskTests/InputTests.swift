@@ -37,6 +37,17 @@ import Testing
         #expect(acc.frame() == nil)
     }
 
+    @Test func aCancelEndsAPointWhoseUpWaitsForItsFrame() {
+        // Found by the touch fuzzer: the up was dropped with the pending changes, the point was
+        // no longer active, and the layers above kept it pressed for good.
+        var acc = TouchAccumulator()
+        acc.down(id: 1, at: Point(x: 1, y: 1), time: 1)
+        acc.down(id: 2, at: Point(x: 5, y: 5), time: 1)
+        _ = acc.frame()
+        #expect(acc.up(id: 1, time: 2) == false) // finger 2 is still down: no flush
+        #expect(acc.cancel()?.points == [touch(1, .cancelled, 1, 1), touch(2, .cancelled, 5, 5)])
+    }
+
     @Test func cancelDropsPendingAndCancelsEveryActivePoint() {
         var acc = TouchAccumulator()
         acc.down(id: 1, at: Point(x: 1, y: 1), time: 1)

@@ -329,12 +329,24 @@ enum TOMLFuzz {
 /// Long fuzz runs (`make fuzz`): `KIOSK_FUZZ=<documents>`, `KIOSK_FUZZ_SEED=<seed>` (default: the clock).
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["KIOSK_FUZZ"] != nil))
 struct LongFuzzRuns {
-    @Test func tomlReader() {
+    @Test func everyReader() {
         let env = ProcessInfo.processInfo.environment
         let count = Int(env["KIOSK_FUZZ"] ?? "") ?? 1_000_000
         let seed = UInt64(env["KIOSK_FUZZ_SEED"] ?? "") ?? UInt64(Date().timeIntervalSince1970)
         let result = TOMLFuzz.run(seed: seed, count: count)
         print("TOML fuzz, seed \(seed): \(count) documents, \(result)")
         #expect(result.misplaced.isEmpty, "\(result.misplaced.prefix(3))")
+        let state = Fuzz.savedState(seed: seed, count: count)
+        print("saved-state fuzz, seed \(seed): \(count) files, \(state)")
+        let png = Fuzz.png(seed: seed, count: count / 4)
+        print("PNG fuzz, seed \(seed): \(count / 4) files, \(png.decoded) decoded, \(png.refused) refused")
+        #expect(png.oversized == 0)
+        for name in ["touch", "tiles", "lander"] {
+            guard let scene = SceneCatalog.make(name, fonts: FontCache()) as? ViewScene else { continue }
+            scene.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
+            let t = Fuzz.touch(seed: seed, count: count, scene: scene)
+            print("touch fuzz on \(name), seed \(seed): \(count) events, \(t.batches) batches, \(t.stuck) stuck")
+            #expect(t.stuck == 0)
+        }
     }
 }

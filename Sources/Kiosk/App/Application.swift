@@ -285,7 +285,8 @@ final class Application: WindowDelegate, InputSink {
     /// Saves a few seconds after input changed something, so a power cut loses at most those
     /// seconds; bursts of input collapse into one save.
     private var saveTimer: ScheduledTimer?
-    static let saveDelay = 3.0
+    /// `KIOSK_SAVE_DELAY` (seconds) shortens it for the kill -9 tests, which want saves in flight.
+    static let saveDelay: Double = getenv("KIOSK_SAVE_DELAY").flatMap { Double(String(cString: $0)) }.map { max(0.01, min($0, 60)) } ?? 3.0
     private func saveSoon() {
         guard saveTimer == nil else { return }
         saveTimer = scheduler.schedule(after: Application.saveDelay) { [weak self] in

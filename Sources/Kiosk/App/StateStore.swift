@@ -69,11 +69,18 @@ public final class StateStore: @unchecked Sendable {
     public func load<T: Decodable>(_ type: T.Type, name: String) -> T? {
         let p = path(name)
         guard let data = readFile(p) else { return nil }
-        do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch {
-            report("\(p): saved state is damaged (\(Self.describe(error))); \(moveAside(p)); starting fresh")
+        switch StateStore.decode(T.self, from: data) {
+        case .success(let v): return v
+        case .failure(let why):
+            report("\(p): saved state is damaged (\(why)); \(moveAside(p)); starting fresh")
             return nil
+        }
+    }
+
+    /// Saved bytes → a value, or why not (one phrase). Never traps, whatever the bytes.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) -> Result<T, StoreError> {
+        do { return .success(try JSONDecoder().decode(T.self, from: data)) } catch {
+            return .failure(.damaged(describe(error)))
         }
     }
 
@@ -128,8 +135,12 @@ public final class StateStore: @unchecked Sendable {
 
     enum StoreError: Error, CustomStringConvertible {
         case system(String, Int32)
+        case damaged(String)
         var description: String {
-            switch self { case let .system(what, e): return "\(what): \(String(cString: strerror(e)))" }
+            switch self {
+            case let .system(what, e): return "\(what): \(String(cString: strerror(e)))"
+            case let .damaged(why): return why
+            }
         }
     }
 

@@ -14,6 +14,8 @@ protocol InputSink: AnyObject {
 /// Touch points accumulated between `wl_touch.frame`s. Pure logic, tested without Wayland.
 struct TouchAccumulator {
     private(set) var active: [Int32: Point] = [:]
+    /// Points the layers above have seen begin and not yet end: what a cancel must end.
+    private var delivered: [Int32: Point] = [:]
     private var pending: [TouchPoint] = []
     private var pendingTime: UInt32 = 0
 
@@ -47,14 +49,21 @@ struct TouchAccumulator {
     mutating func frame() -> TouchBatch? {
         guard !pending.isEmpty else { return nil }
         defer { pending.removeAll(keepingCapacity: true) }
+        for p in pending {
+            if p.phase == .ended || p.phase == .cancelled { delivered[p.id] = nil } else { delivered[p.id] = p.location }
+        }
         return TouchBatch(time: pendingTime, points: pending)
     }
-    /// Every active point, cancelled; pending changes are dropped (they never took effect).
+    /// Every point down or known above, cancelled — including one whose `up` is still waiting
+    /// for its frame (dropping that up with the other pending changes left the point pressed
+    /// for good). Pending changes are dropped: they never took effect.
     mutating func cancel() -> TouchBatch? {
         pending.removeAll()
-        guard !active.isEmpty else { return nil }
-        let pts = active.sorted { $0.key < $1.key }.map { TouchPoint(id: $0.key, phase: .cancelled, location: $0.value) }
+        let known = delivered.merging(active) { _, latest in latest }
         active.removeAll()
+        delivered.removeAll()
+        guard !known.isEmpty else { return nil }
+        let pts = known.sorted { $0.key < $1.key }.map { TouchPoint(id: $0.key, phase: .cancelled, location: $0.value) }
         return TouchBatch(time: pendingTime, points: pts)
     }
     private mutating func record(_ p: TouchPoint, time: UInt32) {

@@ -28,11 +28,14 @@ public enum PNG {
     /// like every file Kiosk reads (a regular file only, never a blocking open) and decoded from
     /// memory only if it stays within `limits`.
     public static func read(path: String, scale: Int = 1, limits: Limits = .general) throws -> Image {
-        let bytes: [UInt8]
         switch readRegularFile(path, limit: limits.maxFileBytes) {
-        case .success(let b): bytes = b
+        case .success(let bytes): return try decode(bytes, path: path, scale: scale, limits: limits)
         case .failure(let why): throw Failure(path: path, reason: why.description)
         }
+    }
+
+    /// Decodes PNG bytes (named `path` in errors); never traps, whatever the bytes.
+    static func decode(_ bytes: [UInt8], path: String, scale: Int = 1, limits: Limits) throws -> Image {
         // libpng reads from this memory until the read is finished or freed.
         let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
         defer { memory.deallocate() }
