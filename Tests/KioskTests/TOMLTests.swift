@@ -273,25 +273,7 @@ enum TOMLFuzz {
                                       "T", "Z", "é", "\u{FEFF}", "inf", "nan", "true", "1979-05-27", "07:32:00", "a.b", "\u{7F}"]
         .map { Array($0.utf8) } + [[0], [0xFF], [0x80], [0xC3], [0xED, 0xA0, 0x80]]
 
-    /// One to six edits: insert a token, delete, overwrite a byte, cut, duplicate a span, replace.
-    static func mutate(_ seed: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
-        var doc = seed
-        for _ in 0..<(1 + Int(rng.next() % 6)) {
-            let at = doc.isEmpty ? 0 : Int(rng.next() % UInt64(doc.count))
-            let token = alphabet[Int(rng.next() % UInt64(alphabet.count))]
-            switch rng.next() % 6 {
-            case 0: doc.insert(contentsOf: token, at: at)
-            case 1: if !doc.isEmpty { doc.remove(at: at) }
-            case 2: if !doc.isEmpty { doc[at] = UInt8(truncatingIfNeeded: rng.next()) }
-            case 3: doc.removeSubrange(at..<min(doc.count, at + Int(rng.next() % 40)))
-            case 4:
-                let end = min(doc.count, at + Int(rng.next() % 60))
-                doc.insert(contentsOf: Array(doc[at..<end]), at: at)
-            default: doc.replaceSubrange(at..<min(doc.count, at + 1), with: token)
-            }
-        }
-        return doc
-    }
+    static func mutate(_ seed: [UInt8], _ rng: inout SplitMix64) -> [UInt8] { Fuzz.mutate(seed, tokens: alphabet, &rng) }
 
     static let example: [UInt8] = Array("""
     [shell]

@@ -31,16 +31,7 @@ struct SoakReport {
 }
 
 /// Resident memory now (VmRSS), in KiB.
-func currentRSSKiB() -> Int {
-    guard let f = fopen("/proc/self/status", "r") else { return 0 }
-    defer { fclose(f) }
-    var line = [CChar](repeating: 0, count: 256)
-    while fgets(&line, 256, f) != nil {
-        let s = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if s.hasPrefix("VmRSS:") { return Int(s.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? 0 }
-    }
-    return 0
-}
+func currentRSSKiB() -> Int { procStatusKiB("VmRSS:") }
 
 /// Open file descriptors of this process.
 func openDescriptorCount() -> Int {

@@ -575,45 +575,45 @@ private struct Parser {
         }
     }
 
-    mutating func basicString() throws(ParseError) -> String {
-        let open = i
+    /// A one-line string: "basic" (escapes allowed) or 'literal' (none).
+    mutating func basicString() throws(ParseError) -> String { try oneLineString(escapes: true) }
+    mutating func literalString() throws(ParseError) -> String { try oneLineString(escapes: false) }
+
+    mutating func oneLineString(escapes: Bool) throws(ParseError) -> String {
+        let open = i, quote = b[i]
         i += 1
         var out = String.UnicodeScalarView(), count = 0
         while true {
             guard let c = peek() else { throw fail("the string opened at \(position(open)) is not closed") }
-            if c == UInt8(ascii: "\"") { i += 1; return String(out) }
-            if c == UInt8(ascii: "\\") { try escape(into: &out, count: &count); continue }
+            if c == quote { i += 1; return String(out) }
+            if escapes && c == UInt8(ascii: "\\") { try escape(into: &out, count: &count); continue }
             try plainChar(into: &out, count: &count)
         }
     }
 
-    mutating func literalString() throws(ParseError) -> String {
-        let open = i
-        i += 1
-        var out = String.UnicodeScalarView(), count = 0
-        while true {
-            guard let c = peek() else { throw fail("the string opened at \(position(open)) is not closed") }
-            if c == UInt8(ascii: "'") { i += 1; return String(out) }
-            try plainChar(into: &out, count: &count)
-        }
-    }
+    mutating func multilineBasicString() throws(ParseError) -> String { try multilineString(escapes: true) }
+    mutating func multilineLiteralString() throws(ParseError) -> String { try multilineString(escapes: false) }
 
-    mutating func multilineBasicString() throws(ParseError) -> String {
-        let open = i
+    /// A string over several lines between three quotes: basic (escapes, and a backslash that
+    /// ends a line joins it to the next) or literal. A line break right after the opening quotes
+    /// is not part of it.
+    mutating func multilineString(escapes: Bool) throws(ParseError) -> String {
+        let open = i, quote = b[i]
+        let three = String(repeating: Character(Unicode.Scalar(quote)), count: 3)
         i += 3
-        _ = newline() // a line break right after the opening quotes is not part of the string
+        _ = newline()
         var out = String.UnicodeScalarView(), count = 0
         while true {
-            guard let c = peek() else { throw fail("the multi-line string opened at \(position(open)) is not closed with \"\"\"") }
-            if at("\"\"\"") {
+            guard let c = peek() else { throw fail("the multi-line string opened at \(position(open)) is not closed with \(three)") }
+            if at(three) {
                 // Up to two quotes may end the content right before the closing three.
                 var extra = 0
-                while extra < 2 && at("\"\"\"", extra + 1) { extra += 1 }
-                for _ in 0..<extra { try appendScalar("\"", to: &out, count: &count, at: i) }
+                while extra < 2 && at(three, extra + 1) { extra += 1 }
+                for _ in 0..<extra { try appendScalar(Unicode.Scalar(quote), to: &out, count: &count, at: i) }
                 i += 3 + extra
                 return String(out)
             }
-            if c == UInt8(ascii: "\\") {
+            if escapes && c == UInt8(ascii: "\\") {
                 // A backslash at the end of a line joins it to the next, eating the whitespace.
                 var k = i + 1
                 while k < b.count, b[k] == 0x20 || b[k] == 0x09 { k += 1 }
@@ -628,28 +628,6 @@ private struct Parser {
                 }
                 try escape(into: &out, count: &count)
                 continue
-            }
-            if newline() {
-                try appendScalar("\n", to: &out, count: &count, at: i)
-                continue
-            }
-            try plainChar(into: &out, count: &count)
-        }
-    }
-
-    mutating func multilineLiteralString() throws(ParseError) -> String {
-        let open = i
-        i += 3
-        _ = newline()
-        var out = String.UnicodeScalarView(), count = 0
-        while true {
-            guard peek() != nil else { throw fail("the multi-line string opened at \(position(open)) is not closed with '''") }
-            if at("'''") {
-                var extra = 0
-                while extra < 2 && at("'''", extra + 1) { extra += 1 }
-                for _ in 0..<extra { try appendScalar("'", to: &out, count: &count, at: i) }
-                i += 3 + extra
-                return String(out)
             }
             if newline() {
                 try appendScalar("\n", to: &out, count: &count, at: i)
