@@ -205,9 +205,9 @@ class Strict(ScriptedCompositor):
 class Kiosk:
     """A kiosk process under `weston`, with its protocol traffic (WAYLAND_DEBUG) captured."""
 
-    def __init__(self, weston: Weston | None, *args, env=None, protocol=True):
+    def __init__(self, weston: Weston | None, *args, env=None, protocol=True, stderr_path=None):
         self.dir = Path(tempfile.mkdtemp(prefix="kiosk-run-"))
-        self.stderr_path = self.dir / "stderr"
+        self.stderr_path = Path(stderr_path) if stderr_path else self.dir / "stderr"
         env = dict(env if env is not None else weston.env())
         # Each run keeps its saved state to itself unless the test shares a folder on purpose.
         env.setdefault("XDG_STATE_HOME", str(self.dir / "state"))

@@ -1,3 +1,4 @@
+import Logging
 import Testing
 @testable import Kiosk
 
@@ -110,5 +111,24 @@ import Testing
         let scaled = Window.fitting(Size(width: 8192, height: 8192), scale: 4)
         #expect(scaled.width * 4 <= Window.maxBufferSide && scaled.width == scaled.height)
         #expect(Window.fitting(Size(width: 1, height: 1), scale: 1) == Size(width: 1, height: 1))
+    }
+}
+
+@Suite struct SystemdTests {
+    @Test func theWatchdogIsPingedByItsProcessOrItsChild() {
+        let env = ["WATCHDOG_USEC": "2000000"]
+        #expect(SystemdNotifier.watchdogInterval(env, pid: 50, parent: 40) == 1.0)
+        #expect(SystemdNotifier.watchdogInterval(env.merging(["WATCHDOG_PID": "50"]) { $1 }, pid: 50, parent: 40) == 1.0)
+        // cage is the unit's main process and Kiosk its child: Kiosk pings for it.
+        #expect(SystemdNotifier.watchdogInterval(env.merging(["WATCHDOG_PID": "40"]) { $1 }, pid: 50, parent: 40) == 1.0)
+        #expect(SystemdNotifier.watchdogInterval(env.merging(["WATCHDOG_PID": "7"]) { $1 }, pid: 50, parent: 40) == nil)
+        #expect(SystemdNotifier.watchdogInterval([:], pid: 50, parent: 40) == nil)
+        #expect(SystemdNotifier.watchdogInterval(["WATCHDOG_USEC": "zero"], pid: 50, parent: 40) == nil)
+        #expect(SystemdNotifier(environment: [:]) == nil && SystemdNotifier(environment: ["NOTIFY_SOCKET": "relative"]) == nil)
+    }
+
+    @Test func journalPrioritiesFollowSyslog() {
+        #expect([Logger.Level.debug, .info, .notice, .warning, .error, .critical].map(StderrLogHandler.priority) == [7, 6, 5, 4, 3, 2])
+        #expect(!StderrLogHandler.stderrIsJournal(nil) && !StderrLogHandler.stderrIsJournal("1:2:3") && !StderrLogHandler.stderrIsJournal("0:0"))
     }
 }

@@ -17,6 +17,23 @@ final class Application: WindowDelegate, InputSink {
     var shutdownHooks: [() -> Void] = []
 
     private let store: StateStore
+    /// systemd's notification socket, when the kiosk runs as a service.
+    private let notifier = SystemdNotifier()
+
+    /// `WATCHDOG=1` from the event loop's own timer: a loop that hangs stops the pings, and
+    /// systemd restarts the unit. Never from another thread, which would ping on regardless.
+    private func pingWatchdog(every interval: Double) {
+        loop.schedule(after: interval) { [weak self] in
+            self?.notifier?.send("WATCHDOG=1")
+            self?.pingWatchdog(every: interval)
+        }
+    }
+
+    /// What `STATUS=` says: the scene on screen, or the screensaver.
+    private var statusLine: String {
+        guard let shell = stage?.scene as? Shell else { return "running" }
+        return shell.showingScreensaver ? "screensaver" : "showing \(shell.currentName)"
+    }
 
     /// Makes scenes by name with `settings` (theme folder: the setting, else `$KIOSK_THEME_DIR`).
     static func sceneMaker(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> (String) -> Scene {
@@ -102,9 +119,12 @@ final class Application: WindowDelegate, InputSink {
             let now = EventLoop.monotonicNS()
             log.info("first frame committed: \(Double(now - startNS) / 1e6) ms after start (monotonic \(now) ns)")
         }
-        window.onFirstFrameShown = { [log, startNS] in
+        window.onFirstFrameShown = { [weak self, log, startNS] in
             log.info("first frame shown: \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms after start")
+            // Ready once people can see it: the unit's start waits for this.
+            self?.notifier?.send("READY=1", "STATUS=\(self?.statusLine ?? "running")")
         }
+        if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
         // A UI timer (long press, double-tap window) may change the screen with no input.
         scheduler.afterFire = { [weak self] in self?.requestFrameIfChanged() }
@@ -126,6 +146,7 @@ final class Application: WindowDelegate, InputSink {
             // Whatever ends the kiosk (the compositor gone, memory for a buffer refused), what a
             // visitor was doing is written first, the same way a clean shutdown writes it.
             log.info("saving state before exiting")
+            notifier?.send("STOPPING=1")
             saveAll()
             throw error
         }
@@ -145,6 +166,7 @@ final class Application: WindowDelegate, InputSink {
             logDrawStats()
         default:
             log.info("signal \(sig): shutting down")
+            notifier?.send("STOPPING=1")
             saveAll()
             loop.stop(exitCode: 0)
         }
@@ -165,7 +187,11 @@ final class Application: WindowDelegate, InputSink {
             stage?.showsStats = settings.stats
             if let shell = scene as? Shell {
                 shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
-                shell.onScreensaverChange = { [weak self] on in self?.screensaverChanged(on) }
+                shell.onScreensaverChange = { [weak self] on in
+                    self?.screensaverChanged(on)
+                    self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
+                }
+                shell.onSceneChange = { [weak self] _ in self?.notifier?.send("STATUS=\(self?.statusLine ?? "")") }
                 if shell.showingScreensaver { screensaverChanged(true) }
             }
             preparation = nil

@@ -18,6 +18,8 @@ final class Shell: Scene {
     /// Told when the screensaver starts (true) and ends (false): the application lets the
     /// screen blank after a further delay while it runs.
     var onScreensaverChange: ((Bool) -> Void)?
+    /// Called with the scene's name after a switch (for the service's status line).
+    var onSceneChange: ((String) -> Void)?
     var showsSceneBar = true {
         didSet { if showsSceneBar != oldValue { barRects = computeBarRects(); active.invalidation.addAll() } }
     }
@@ -125,6 +127,7 @@ final class Shell: Scene {
         currentName = name
         current.setActive(true)
         current.invalidation.addAll()
+        onSceneChange?(name)
     }
 
     // MARK: Admin gesture and overlay
