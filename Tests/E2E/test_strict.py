@@ -236,7 +236,10 @@ def test_a_change_waiting_for_a_withheld_frame_callback_is_drawn_when_it_comes(s
         k.close()
 
 
-def test_configure_storm(strict):
+def test_configure_storm():
+    # A 6144×6144 frame (the fitted 16384² configure) takes a while to draw on a busy machine,
+    # during which the next configure waits: 5 s to answer each here.
+    strict = Strict(configure_timeout=5000)
     k = start(strict, "--scene", "tiles", "--idle-timeout", "0")
     try:
         rnd = random.Random(7)
@@ -255,6 +258,7 @@ def test_configure_storm(strict):
         assert strict.status()["max_buffers"] <= 8
     finally:
         k.close()
+        strict.close()
 
 
 def turn_through(strict, transforms):

@@ -4,7 +4,9 @@ import Logging
 import Glibc
 #endif
 
-let kioskVersion = "0.1.0"
+/// The one place the version is written: `kiosk --version`, the Debian package and its
+/// changelog (made by `make deb`) all take it from here.
+let kioskVersion = "0.2.0"
 
 @main
 struct KioskCommand: ParsableCommand {
@@ -12,7 +14,7 @@ struct KioskCommand: ParsableCommand {
         commandName: "kiosk",
         abstract: "A fullscreen touchscreen kiosk for Wayland.",
         version: kioskVersion,
-        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self],
+        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self, Icon.self],
         defaultSubcommand: Run.self
     )
 }
@@ -194,6 +196,32 @@ extension KioskCommand {
             for p in problems { print(p) }
             if !problems.isEmpty { throw ExitCode(1) }
             print("\(path): ok")
+        }
+    }
+}
+
+extension KioskCommand {
+    /// For packaging (`make deb`): the icon drawn from the lander's rocket.
+    struct Icon: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write Kiosk's icon as a PNG of a given size, or as SVG.",
+                                                        shouldDisplay: false)
+        @Option(help: "Pixels a side (PNG).")
+        var size: Int = 48
+        @Flag(help: "Write SVG instead of PNG.")
+        var svg = false
+        @Option(help: "Where to write it.")
+        var out: String
+
+        func run() throws {
+            let log = makeLogger(verbose: false)
+            if svg {
+                guard let f = fopen(out, "w") else { throw fail(log, "\(out): cannot write: \(String(cString: strerror(errno)))") }
+                fputs(AppIcon.svg(), f)
+                fclose(f)
+                return
+            }
+            guard (16...1024).contains(size), let img = AppIcon.image(size: size) else { throw fail(log, "--size \(size): expected 16 to 1024") }
+            do { try PNG.write(img, path: out) } catch { throw fail(log, "\(error)") }
         }
     }
 }

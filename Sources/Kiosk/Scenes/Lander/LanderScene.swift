@@ -307,7 +307,8 @@ final class ShipView: View {
     }
 
     override func layoutSubviews() {
-        flame.frame = Rect(x: bounds.width * 0.3, y: bounds.height * 0.86, width: bounds.width * 0.4, height: bounds.height * 0.45)
+        let f = ShipShape.flameBox
+        flame.frame = Rect(x: bounds.width * f.x, y: bounds.height * f.y, width: bounds.width * f.w, height: bounds.height * f.h)
     }
 
     override func draw(in canvas: Canvas) {
@@ -316,20 +317,42 @@ final class ShipView: View {
             canvas.draw(img, transform: AffineTransform(scaleX: w / img.size.width, y: h / img.size.height))
             return
         }
-        let body = Color(rgb: 0xe8eef4), trim = Color(rgb: 0x4fc3f7)
-        canvas.fillPolygon([Point(x: w / 2, y: 0), Point(x: w * 0.78, y: h * 0.35), Point(x: w * 0.78, y: h * 0.8),
-                            Point(x: w * 0.22, y: h * 0.8), Point(x: w * 0.22, y: h * 0.35)], color: body)
-        canvas.fillCircle(center: Point(x: w / 2, y: h * 0.38), radius: w * 0.12, color: trim)
-        canvas.strokeLine(from: Point(x: w * 0.25, y: h * 0.75), to: Point(x: w * 0.04, y: h), width: max(1.5, w * 0.06), color: body)
-        canvas.strokeLine(from: Point(x: w * 0.75, y: h * 0.75), to: Point(x: w * 0.96, y: h), width: max(1.5, w * 0.06), color: body)
+        ShipShape.drawRocket(in: canvas, Rect(x: 0, y: 0, width: w, height: h))
     }
 }
 
 final class FlameView: View {
     override var drawsContent: Bool { true }
     override func draw(in canvas: Canvas) {
-        let w = bounds.width, h = bounds.height
-        canvas.fillPolygon([Point(x: 0, y: 0), Point(x: w, y: 0), Point(x: w / 2, y: h)], color: Color(rgb: 0xffb74d))
-        canvas.fillPolygon([Point(x: w * 0.25, y: 0), Point(x: w * 0.75, y: 0), Point(x: w / 2, y: h * 0.6)], color: Color(rgb: 0xfff176))
+        ShipShape.drawFlame(in: canvas, Rect(origin: .zero, size: bounds.size))
+    }
+}
+
+/// The rocket's vector drawing, in one place for the ship on screen and the app's icon (PNG
+/// through the canvas, SVG as text): body, window, legs, and the flame below when firing.
+enum ShipShape {
+    static let body = Color(rgb: 0xe8eef4), trim = Color(rgb: 0x4fc3f7)
+    static let flameOuter = Color(rgb: 0xffb74d), flameInner = Color(rgb: 0xfff176)
+
+    /// Polygons and strokes in unit coordinates of the rocket's box (x right, y down).
+    static let hull: [(Double, Double)] = [(0.5, 0), (0.78, 0.35), (0.78, 0.8), (0.22, 0.8), (0.22, 0.35)]
+    static let window = (x: 0.5, y: 0.38, r: 0.12)
+    static let legs: [((Double, Double), (Double, Double))] = [((0.25, 0.75), (0.04, 1)), ((0.75, 0.75), (0.96, 1))]
+    static let legWidth = 0.06
+    /// The flame in unit coordinates of its own box (below the rocket: x 0.3…0.7, y 0.86…1.31).
+    static let flames: [[(Double, Double)]] = [[(0, 0), (1, 0), (0.5, 1)], [(0.25, 0), (0.75, 0), (0.5, 0.6)]]
+    static let flameBox = (x: 0.3, y: 0.86, w: 0.4, h: 0.45)
+
+    static func drawRocket(in canvas: Canvas, _ r: Rect) {
+        func p(_ u: (Double, Double)) -> Point { Point(x: r.minX + u.0 * r.width, y: r.minY + u.1 * r.height) }
+        canvas.fillPolygon(hull.map(p), color: body)
+        canvas.fillCircle(center: p((window.x, window.y)), radius: r.width * window.r, color: trim)
+        for (a, b) in legs { canvas.strokeLine(from: p(a), to: p(b), width: max(1.5, r.width * legWidth), color: body) }
+    }
+
+    static func drawFlame(in canvas: Canvas, _ r: Rect) {
+        for (i, poly) in flames.enumerated() {
+            canvas.fillPolygon(poly.map { Point(x: r.minX + $0.0 * r.width, y: r.minY + $0.1 * r.height) }, color: i == 0 ? flameOuter : flameInner)
+        }
     }
 }
