@@ -205,7 +205,7 @@ class Strict(ScriptedCompositor):
 class Kiosk:
     """A kiosk process under `weston`, with its protocol traffic (WAYLAND_DEBUG) captured."""
 
-    def __init__(self, weston: Weston | None, *args, env=None, protocol=True, stderr_path=None):
+    def __init__(self, weston: Weston | None, *args, env=None, protocol=True, stderr_path=None, binary=None):
         self.dir = Path(tempfile.mkdtemp(prefix="kiosk-run-"))
         self.stderr_path = Path(stderr_path) if stderr_path else self.dir / "stderr"
         env = dict(env if env is not None else weston.env())
@@ -215,7 +215,7 @@ class Kiosk:
             env = dict(env, WAYLAND_DEBUG="client")
         self.started_ns = time.monotonic_ns()
         self.stderr_file = open(self.stderr_path, "w")
-        self.proc = subprocess.Popen([str(KIOSK), *args], env=env, stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen([str(binary or KIOSK), *args], env=env, stdout=subprocess.DEVNULL,
                                      stderr=self.stderr_file)
 
     @property

@@ -1,0 +1,49 @@
+#!/bin/sh
+# `make deb`: the Debian package from the release build, the way Debian builds packages —
+# a staging copy with debian/ beside the built files, then dpkg-buildpackage and debhelper
+# (install, strip, shlibdeps, man pages, systemd units, PAM, conffiles). The version is the one
+# `kiosk --version` prints; the package lands in out/kiosk_<version>_<arch>.deb.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+kiosk="$root/.build/release/kiosk"
+version=$("$kiosk" --version)
+arch=$(dpkg --print-architecture)
+stage="$root/.build/deb/kiosk-$version"
+# One date for the changelog and the man page: the last commit's, so a rebuild is the same.
+when=$(git -C "$root" log -1 --format=%at 2>/dev/null || date +%s)
+
+rm -rf "$root/.build/deb"
+mkdir -p "$stage/dist/icons/scalable/apps"
+cp -r "$root/Packaging/debian" "$stage/debian"
+cat >"$stage/debian/changelog" <<EOC
+kiosk ($version) bookworm; urgency=medium
+
+  * Release $version: see the project's history for the changes.
+
+ -- Kiosk developers <developers@kiosk.example.org>  $(date -u -R -d "@$when")
+EOC
+
+install -m 0755 "$kiosk" "$stage/dist/kiosk"
+install -m 0644 "$root/Packaging/kiosk.toml.example" "$stage/dist/kiosk.toml"
+install -m 0644 "$root/Packaging/weston.ini" "$root/Packaging/kiosk.desktop" "$root/Packaging/man/kiosk.toml.5" "$stage/dist/"
+for size in 48 128 256; do
+    mkdir -p "$stage/dist/icons/${size}x${size}/apps"
+    "$kiosk" icon --size "$size" --out "$stage/dist/icons/${size}x${size}/apps/kiosk.png"
+done
+"$kiosk" icon --svg --out "$stage/dist/icons/scalable/apps/kiosk.svg"
+
+# kiosk(1) from the command-line definitions: swift-argument-parser's generate-manual, the tool
+# behind its plugin, run on the release binary (the plugin would rebuild kiosk in .build/release
+# without the static runtime, replacing the binary this package ships).
+(cd "$root" && swift build --product generate-manual >"$root/.build/deb/manual.log" 2>&1 \
+    && "$root/.build/debug/generate-manual" "$kiosk" --output-directory "$stage/dist" \
+        --date "$(date -u -d "@$when" +%Y-%m-%d)" --authors "Kiosk developers <developers@kiosk.example.org>" \
+        >>"$root/.build/deb/manual.log" 2>&1) \
+    || { cat "$root/.build/deb/manual.log"; exit 1; }
+
+(cd "$stage" && dpkg-buildpackage -b -us -uc >"$root/.build/deb/build.log" 2>&1) \
+    || { tail -40 "$root/.build/deb/build.log"; exit 1; }
+mkdir -p "$root/out"
+deb="kiosk_${version}_${arch}.deb"
+mv "$root/.build/deb/$deb" "$root/out/$deb"
+echo "out/$deb"
