@@ -108,6 +108,28 @@ def test_cage_sigterm_exits_zero_and_compositor_loss_exits_one():
         c.close()
 
 
+def test_cage_started_as_the_unit_starts_it_tells_systemd_ready_and_pings():
+    # kiosk.service: Type=notify, NotifyAccess=all, cage the main process, Kiosk its child.
+    import os
+    import tempfile
+    from pathlib import Path
+    from test_service import NotifySocket
+    folder = Path(tempfile.mkdtemp(prefix="kiosk-notify-"))  # reachable by the test user
+    folder.chmod(0o755)
+    n = NotifySocket(folder / "socket")
+    os.chmod(n.path, 0o777)
+    c = Cage("--scene", "tiles", as_the_unit=True, env={"NOTIFY_SOCKET": n.path, "WATCHDOG_USEC": "1000000"})
+    try:
+        wait_until(lambda: n.times("READY=1"), timeout=10, what="READY=1 from Kiosk under cage")
+        assert any("STATUS=showing tiles" in m for _, m in n.poll())
+        time.sleep(1.6)
+        assert len(n.times("WATCHDOG=1")) >= 2, "Kiosk must ping for cage, the unit's main process"
+        assert unpainted(c.screenshot()) < 0.001
+    finally:
+        c.close()
+        n.close()
+
+
 # MARK: sway 1.7
 
 

@@ -149,7 +149,10 @@ class Cage(Wlroots):
     name = "cage"
     size = (1280, 720)
 
-    def __init__(self, *kiosk_args, config=None, rotate=0, env=None):
+    def __init__(self, *kiosk_args, config=None, rotate=0, env=None, as_the_unit=False):
+        """`as_the_unit`: started the way kiosk.service starts it — `cage -d -- kiosk`, Kiosk
+        cage's own child (its stderr then goes to cage's log), and WATCHDOG_PID naming cage as
+        systemd names the unit's main process."""
         super().__init__()
         if config is not None:
             path = self.dir / "kiosk.toml"
@@ -164,8 +167,14 @@ class Cage(Wlroots):
         e.update(env or {})
         self.kiosk_log.touch()
         os.chown(self.kiosk_log, self.uid, self.gid)
-        self.start(["cage", *(["-r"] * rotate), "--", "sh", "-c", wrapper, str(kiosk_binary()), "--verbose", *kiosk_args],
-                   env=e)
+        if as_the_unit:
+            self.kiosk_log = self.log
+            # The shell's pid is cage's once it execs: WATCHDOG_PID names the main process.
+            self.start(["sh", "-c", 'WATCHDOG_PID=$$ exec cage -d -- "$@"', "sh", str(kiosk_binary()), "--verbose", *kiosk_args],
+                       env=e)
+        else:
+            self.start(["cage", *(["-r"] * rotate), "--", "sh", "-c", wrapper, str(kiosk_binary()), "--verbose", *kiosk_args],
+                       env=e)
         wait_until(lambda: self.socket or self.proc.poll() is not None, timeout=10, what="cage's socket")
         if self.proc.poll() is not None:
             raise RuntimeError(f"cage exited at start:\n{self.log.read_text()}")
