@@ -84,8 +84,13 @@ class ScriptedCompositor:
 
 
 class Weston(ScriptedCompositor):
-    def __init__(self, width=1920, height=1080, transform="normal", scale=1, shell="kiosk-shell.so", seat=True):
+    def __init__(self, width=1920, height=1080, transform="normal", scale=1, shell="kiosk-shell.so", seat=True,
+                 config=None, extra_env=None):
+        """`config`: a weston.ini (e.g. the packaged one, whose [autolaunch] starts Kiosk); weston
+        then runs the way kiosk-weston.service runs it, WATCHDOG_PID naming weston as systemd
+        names the unit's main process. `extra_env`: more environment for weston and its clients."""
         super().__init__("kiosk-e2e-", "kiosk-e2e")
+        extra_env = extra_env or {}
         self.acks = self.dir / "acks"
         self.acks.touch()
         self.log = self.dir / "weston.log"
@@ -93,6 +98,7 @@ class Weston(ScriptedCompositor):
                    KIOSK_TEST_ACKS=str(self.acks))
         env.pop("WAYLAND_DISPLAY", None)
         env.pop("DISPLAY", None)
+        env.update(extra_env)
         args = ["weston", "--backend=headless-backend.so", "--use-pixman", f"--shell={shell}",
                 "--debug", f"--socket={self.socket}", f"--width={width}", f"--height={height}",
                 "--idle-time=0", f"--scale={scale}"]
@@ -100,6 +106,9 @@ class Weston(ScriptedCompositor):
             args.append(f"--modules={MODULE}")
         if transform != "normal":
             args.append(f"--transform={transform}")
+        if config is not None:
+            # The shell's pid is weston's once it execs.
+            args = ["sh", "-c", 'WATCHDOG_PID=$$ exec "$@"', "sh", *args, f"--config={config}"]
         self.seat = seat
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)

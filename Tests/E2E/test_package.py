@@ -3,11 +3,13 @@ installed on this machine with dpkg and started once from there."""
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
 
 import pytest
 
-from harness import KIOSK, ROOT, Kiosk, Weston
+from harness import KIOSK, ROOT, Kiosk, Weston, wait_until
 
 VERSION = subprocess.run([str(KIOSK), "--version"], capture_output=True, text=True).stdout.strip()
 ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
@@ -108,3 +110,28 @@ def test_the_installed_kiosk_shows_its_first_frame(installed, tmp_path):
             k.close()
     finally:
         w.close()
+
+
+def test_the_installed_weston_setup_starts_kiosk_and_quits_with_it(installed, tmp_path):
+    # kiosk-weston.service: weston with /etc/kiosk/weston.ini, whose [autolaunch] starts Kiosk as
+    # weston's child; Type=notify with NotifyAccess=all, weston the unit's main process.
+    from test_service import NotifySocket
+    n = NotifySocket(tmp_path / "notify")
+    w = Weston(config="/etc/kiosk/weston.ini",
+               extra_env={"NOTIFY_SOCKET": n.path, "WATCHDOG_USEC": "1000000", "XDG_STATE_HOME": str(tmp_path)})
+    try:
+        wait_until(lambda: n.times("READY=1"), timeout=10, what=f"READY=1 from Kiosk under weston:\n{w.log.read_text()}")
+        assert any("STATUS=showing " in m for _, m in n.poll())
+        time.sleep(1.6)
+        assert len(n.times("WATCHDOG=1")) >= 2, "Kiosk must ping for weston, the unit's main process"
+        # What a visitor sees: Kiosk, not weston's empty background.
+        shot = w.screenshot()
+        assert len(set(shot.resize((64, 36)).getdata())) > 8
+        # Kiosk gone, weston quits ([autolaunch] watch=true) and systemd restarts the unit.
+        kiosk = run("pgrep", "-P", str(w.proc.pid), "-x", "kiosk").stdout.split()
+        assert len(kiosk) == 1, kiosk
+        os.kill(int(kiosk[0]), signal.SIGKILL)
+        w.proc.wait(timeout=10)
+    finally:
+        w.close()
+        n.close()
