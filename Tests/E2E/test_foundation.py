@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness import Kiosk, count_color, rgb, to_logical, wait_until
+from harness import Kiosk, color_near, count_color, rgb, to_logical, wait_until
 
 BACKGROUND = rgb(0x101418)
 FINGER0 = rgb(0x4FC3F7)
@@ -224,8 +224,16 @@ def test_snapshot_renders_headless_and_rejects_bad_input(tmp_path):
     with Image.open(out) as im:
         assert im.size == (2160, 3840)
         assert im.convert("RGB").getpixel((5, 3000)) == BACKGROUND
+    # --scene-bar: the kiosk as a visitor sees it, the scene under the bar (its selected button
+    # accent blue, at the top centre).
+    bar = tmp_path / "bar.png"
+    r = subprocess.run([str(KIOSK), "snapshot", "--scene", "tiles", "--scene-bar", "--size", "1280x720", "--out", str(bar)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    with Image.open(bar) as im:
+        assert count_color(im.convert("RGB"), (640, 6, 900, 46), rgb(0x4FC3F7), tol=45) > 1000
     for args, needle in [(["--size", "12x"], "--size '12x'"), (["--scene", "nope"], "unknown scene 'nope'"),
-                         (["--scale", "9"], "--scale 9")]:
+                         (["--scale", "9"], "--scale 9"), (["--scene", "words", "--scene-bar"], "--scene-bar: 'words'")]:
         r = subprocess.run([str(KIOSK), "snapshot", *args, "--out", str(out)], capture_output=True, text=True, timeout=30)
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 1 and len(lines) == 1 and needle in lines[0], (args, r.stderr)
@@ -234,10 +242,16 @@ def test_snapshot_renders_headless_and_rejects_bad_input(tmp_path):
 def test_two_fingers_turn_the_spinner_widget(weston, kiosk):
     import math
     k = started(kiosk)
-    # The spinner sits in the right-hand widget column (see TouchTestScene.layout).
-    cx, cy = 1920 - 170, round(1080 * 0.26)
+    # The spinner is the accent-blue ring in the right-hand widget column (TouchTestScene.layout
+    # places it): found on screen, below the scene bar whose selected button is that blue too.
+    shot = weston.screenshot()
+    ring = [(x, y) for y in range(80, 1080, 2) for x in range(1200, 1920, 2)
+            if color_near(shot.getpixel((x, y)), (0x4f, 0xc3, 0xf7), tol=24)]
+    assert len(ring) > 50, "no spinner on screen"
+    xs, ys = [x for x, _ in ring], [y for _, y in ring]
+    cx, cy = (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
     box = (cx - 90, cy - 90, cx + 90, cy + 90)
-    before = weston.screenshot().crop(box)
+    before = shot.crop(box)
     weston.send(f"down 0 {cx - 45} {cy}", f"down 1 {cx + 45} {cy}", "frame")
     for i in range(1, 9):
         a = i * 0.1

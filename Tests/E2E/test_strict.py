@@ -219,18 +219,21 @@ def test_frame_callbacks_late_or_withheld(strict):
 def test_a_change_waiting_for_a_withheld_frame_callback_is_drawn_when_it_comes(strict):
     k = start(strict, "--scene", "tiles", "--idle-timeout", "0")
     try:
+        from test_tiles import tile_box
+        first, second = tile_box(0), tile_box(1)
         strict.send("frames withhold")
-        tap(strict, 60, 60)  # draws once; that frame's callback is withheld
+        tap(strict, (first[0] + first[2]) // 2, (first[1] + first[3]) // 2)  # draws once; that frame's callback is withheld
         time.sleep(0.3)
         n = len(strict.commits())
-        strict.send("down 0 215 60", "frame", "up 0", "frame")  # the second tile: waits
+        cx, cy = (second[0] + second[2]) // 2, (second[1] + second[3]) // 2
+        strict.send(f"down 0 {cx} {cy}", "frame", "up 0", "frame")  # the second tile: waits
         time.sleep(0.5)
         assert commits_after(strict, n) == 0, "drew without a frame callback"
         strict.send("frames flush")
         wait_until(lambda: commits_after(strict, n) > 0, timeout=2, what="the waiting frame")
         time.sleep(0.3)
         strict.send("frames normal")
-        assert count_color(strict.picture(), (180, 30, 250, 90), FINGER0, tol=20) > 500, "the second tile is not on"
+        assert count_color(strict.picture(), tuple(int(v) for v in second), FINGER0, tol=20) > 500, "the second tile is not on"
         strict.assert_clean()
     finally:
         k.close()

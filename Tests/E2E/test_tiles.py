@@ -7,9 +7,15 @@ ACCENT = rgb(0x4FC3F7)
 OFF_FILL = rgb(0x1C232C)
 
 
+# The board starts below the shell's scene bar: 6 pt from the top, max(40 pt, 10 mm) tall, then
+# 6 pt (Shell.computeBarRects, the safe area it gives the scenes).
+MM = 96 / 25.4
+BAR_BOTTOM = 6 + max(40, 10 * MM) + 6
+
+
 def geometry():
     # 18 mm tiles, 2.5 mm gaps at the 96 dpi fallback, 16 pt margins (TileBoardModel).
-    mm = 96 / 25.4
+    mm = MM
     tile, gap = 18 * mm, 2.5 * mm
     cols = int((1920 - 32 + gap) // (tile + gap))
     x0 = (1920 - (cols * tile + (cols - 1) * gap)) / 2
@@ -18,7 +24,7 @@ def geometry():
 
 def tile_box(i):
     tile, gap, x0 = geometry()
-    x, y = x0 + i * (tile + gap), 16
+    x, y = x0 + i * (tile + gap), BAR_BOTTOM + 16
     return (x + 4, y + 4, x + tile - 4, y + tile - 4)
 
 

@@ -172,9 +172,12 @@ def test_sway_keys_and_pointer(sway):
     try:
         k.wait_for(r"first frame shown")
         # A click on the first tile selects it (the pointer's button is a finger).
-        sway.send("pointer 60 60 1920 1080", "button down", "button up")
-        k.wait_for(r"touch: -1 ended 60,60")
-        wait_until(lambda: count_color(sway.screenshot(), (30, 30, 90, 90), ACCENT, tol=20) > 500, timeout=3,
+        from test_tiles import tile_box
+        box = tuple(int(v) for v in tile_box(0))
+        x, y = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+        sway.send(f"pointer {x} {y} 1920 1080", "button down", "button up")
+        k.wait_for(rf"touch: -1 ended {x},{y}")
+        wait_until(lambda: count_color(sway.screenshot(), box, ACCENT, tol=20) > 500, timeout=3,
                    what="the clicked tile to turn on")
         # F2 shows the lander: its terrain fills the bottom of the screen.
         sway.send("key 60")

@@ -56,7 +56,7 @@ import Glibc
     }
 
     @Test func touchSceneAtScaleTwo() throws {
-        try assertMatches(try render(400, 300, scale: 2, touches: [touch(0, .began, 200, 200)]), "touch-scale2")
+        try assertMatches(try render(640, 400, scale: 2, touches: [touch(0, .began, 200, 300)]), "touch-scale2")
     }
 }
 

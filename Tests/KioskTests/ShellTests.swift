@@ -39,6 +39,46 @@ import Glibc
         #expect(!shell.isAnimating)
     }
 
+    @Test func scenesKeepWhatPeopleReadAndTouchClearOfTheSceneBar() throws {
+        // On a 1280×720 panel (cage's headless output) the lander's readout ran under the bar
+        // and the bar covered the first row of tiles, which could then not be touched.
+        let fonts = FontCache(), s = ManualScheduler()
+        let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s, idleTimeout: 0) {
+            SceneCatalog.make($0, fonts: fonts, scheduler: s)!
+        }
+        for size in [Size(width: 1280, height: 720), Size(width: 800, height: 480), Size(width: 480, height: 800)] {
+            shell.layout(DisplayInfo(size: size))
+            let bar = shell.sceneBarFrames
+            try #require(bar.count == 3)
+            let barBottom = bar.map(\.maxY).max()!
+            #expect(bar.allSatisfy { $0.minX >= 0 && $0.maxX <= size.width }, "\(size): the bar is off screen")
+            // Every title fits its button.
+            let font = try #require(fonts.font(points: 20, scale: 1))
+            for (f, title) in zip(bar, ["Touch test", "Lander", "Tiles"]) { #expect(font.layout(title).width < f.width - 16) }
+
+            shell.switchTo("tiles")
+            let tiles = try #require(shell.current as? TileBoardScene)
+            #expect(tiles.board.frame.minY + tiles.tileFrame(index: 0).minY >= barBottom, "\(size): tiles under the bar")
+            shell.switchTo("lander")
+            let lander = try #require(shell.current as? LanderScene)
+            for (name, f) in [("readout", lander.readout.frame), ("info button", lander.infoButton.frame)] {
+                #expect(f.minY >= barBottom, "\(size): the \(name) is under the bar")
+            }
+            #expect(!lander.readout.frame.intersects(lander.infoButton.frame), "\(size): the readout runs under the info button")
+            shell.switchTo("touch")
+            let touchTest = try #require(shell.current as? TouchTestScene)
+            #expect(touchTest.title.frame.minY >= barBottom && touchTest.spinner.frame.minY >= barBottom)
+        }
+        // Without the bar, the scenes have the whole screen again, at once.
+        shell.switchTo("tiles")
+        let tiles = try #require(shell.current as? TileBoardScene)
+        shell.showsSceneBar = false
+        #expect(shell.sceneBarFrames.isEmpty)
+        #expect(tiles.board.frame.minY == 0)
+        shell.showsSceneBar = true
+        #expect(tiles.board.frame.minY >= shell.sceneBarFrames.map(\.maxY).max()!)
+    }
+
     @Test func aFingerDownWhenTheTouchTestLeavesIsLetGoOfEverywhere() throws {
         // Switched away by key, by the scene bar's neighbour (a second finger), and by the
         // screensaver: each time the touch test's own model must drop the finger too.

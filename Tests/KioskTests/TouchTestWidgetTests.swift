@@ -87,3 +87,45 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The Touch test's layout on the panels kiosks use: nothing covers anything else, and all of it
+/// stays on screen and clear of the shell's scene bar, from the smallest common panel (7", 800×480)
+/// up, either way round.
+@Suite struct TouchTestLayoutTests {
+    static let sizes: [(Double, Double)] = [
+        (800, 480), (1024, 600), (1280, 720), (1280, 800), (1366, 768), (1920, 1080), (2560, 1440),
+        (480, 800), (600, 1024), (720, 1280), (800, 1280), (1080, 1920),
+    ]
+
+    @Test(arguments: sizes) func nothingOverlapsAndAllIsOnScreen(width: Double, height: Double) {
+        // 96 dpi (a panel that reports no size) and 130 dpi (a 7" 800×480 panel's density).
+        for (barInset, dpi) in [(0.0, 96.0), (52, 96), (0, 130), (52, 130)] {
+            let scene = TouchTestScene(fonts: testFonts)
+            let mmSize = dpi == 96 ? nil : Size(width: width / dpi * 25.4, height: height / dpi * 25.4)
+            var info = DisplayInfo(size: Size(width: width, height: height), physicalSize: mmSize)
+            info.safeAreaInsets.top = barInset
+            scene.layout(info)
+            let s = scene
+            let parts: [(String, Rect)] = [
+                ("title", s.title.frame), ("info line", s.infoLine.frame), ("counter", s.counter.frame), ("last key", s.lastKey.frame),
+                ("spinner", s.spinner.frame), ("spinner caption", s.spinnerCaption.frame),
+                ("follower", s.follower.frame), ("follower caption", s.followerCaption.frame),
+                ("hold button", s.holdButton.frame), ("target area", s.targetHotArea.frame),
+                ("target label", s.targetLabel.frame), ("swipe label", s.swipeLabel.frame),
+            ]
+            let where_ = "\(Int(width))×\(Int(height)) at \(Int(dpi)) dpi, bar inset \(Int(barInset))"
+            for (name, f) in parts {
+                #expect(f.minX >= 0 && f.maxX <= width + 0.5 && f.minY >= barInset && f.maxY <= height + 0.5,
+                        "\(where_): \(name) \(f) is not inside the safe area")
+            }
+            for (i, a) in parts.enumerated() {
+                for b in parts[(i + 1)...] {
+                    #expect(!a.1.intersects(b.1), "\(where_): \(a.0) \(a.1) overlaps \(b.0) \(b.1)")
+                }
+            }
+            // The small target keeps its physical size whatever the screen.
+            let mm = info.pointsPerMillimetre
+            #expect(abs(s.target.frame.width - max(16, 5 * mm)) < 1e-9)
+        }
+    }
+}

@@ -76,13 +76,23 @@ extension KioskCommand {
 
         /// A renderer for the scene (or for `workload`, a bench-only scene built with the
         /// fonts given), or an exit with one clear line naming the bad option.
-        func makeRenderer(log: Logger, workload: ((FontCache) -> Scene?)? = nil) throws -> HeadlessRenderer {
+        func makeRenderer(log: Logger, workload: ((FontCache) -> Scene?)? = nil, sceneBar: Bool = false) throws -> HeadlessRenderer {
             guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
             guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
             guard [0, 90, 180, 270].contains(bufferRotate) else { throw fail(log, "--buffer-rotate \(bufferRotate): expected 0, 90, 180 or 270") }
             let fonts = FontCache(report: { log.warning("\($0)") })
-            guard let s = workload?(fonts) ?? SceneCatalog.make(scene, fonts: fonts) else {
+            guard var s = workload?(fonts) ?? SceneCatalog.make(scene, fonts: fonts) else {
                 throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
+            }
+            if sceneBar {
+                // The kiosk as a visitor sees it with the default settings: the scene in the shell,
+                // under the scene bar.
+                guard SceneCatalog.publicScenes.contains(scene) else {
+                    throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.publicScenes.joined(separator: ", ")))")
+                }
+                s = Shell(names: SceneCatalog.publicScenes, start: scene, fonts: fonts, scheduler: ManualScheduler(), idleTimeout: 0) {
+                    SceneCatalog.make($0, fonts: fonts)!
+                }
             }
             do {
                 return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale), bufferRotation: bufferRotate / 90)
@@ -100,11 +110,13 @@ extension KioskCommand {
         var at: Double = 0
         @Option(help: "Where to write the PNG.")
         var out: String
+        @Flag(help: "Show the scene in the shell, under the scene bar, as the kiosk shows it by default.")
+        var sceneBar = false
 
         func run() throws {
             let log = makeLogger(verbose: false)
             guard at >= 0, at <= 3600 else { throw fail(log, "--at \(at): expected 0 to 3600 seconds") }
-            let r = try options.makeRenderer(log: log)
+            let r = try options.makeRenderer(log: log, sceneBar: sceneBar)
             r.run(until: at)
             do { try PNG.write(r.image, path: out) } catch { throw fail(log, "\(error)") }
         }

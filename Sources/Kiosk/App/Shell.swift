@@ -21,7 +21,7 @@ final class Shell: Scene {
     /// Called with the scene's name after a switch (for the service's status line).
     var onSceneChange: ((String) -> Void)?
     var showsSceneBar = true {
-        didSet { if showsSceneBar != oldValue { barRects = computeBarRects(); active.invalidation.addAll() } }
+        didSet { if showsSceneBar != oldValue { updateSceneBar(); active.invalidation.addAll() } }
     }
     private var info = DisplayInfo(size: Size(width: 1, height: 1))
     private var idleTimer: ScheduledTimer?
@@ -55,7 +55,7 @@ final class Shell: Scene {
         let s = make(currentName)
         // Never at the placeholder size: a scene laid out at 1×1 (a setting applied before the
         // first layout) would animate from there into place (the tiles flew in from the left).
-        if laidOut { s.layout(info) }
+        if laidOut { s.layout(sceneInfo) }
         scenes[currentName] = s
         return s
     }
@@ -68,9 +68,11 @@ final class Shell: Scene {
         self.info = info
         laidOut = true
         barRects = computeBarRects()
-        current.layout(info)
+        sceneInfo = Self.info(info, under: barRects)
+        current.layout(sceneInfo)
+        // The screensaver and the admin panel hide the bar: they have the whole screen.
         screensaver.layout(info)
-        for (n, s) in scenes where n != currentName { s.layout(info) }
+        for (n, s) in scenes where n != currentName { s.layout(sceneInfo) }
         overlay?.layout(info)
         current.setActive(!showingScreensaver && overlay == nil)
         active.invalidation.addAll()
@@ -112,7 +114,7 @@ final class Shell: Scene {
         if !names.contains(currentName) { currentName = names[0] }
         if wasCurrent != currentName { scenes[wasCurrent]?.setActive(false) }
         current.setActive(!showingScreensaver && overlay == nil)
-        barRects = computeBarRects()
+        updateSceneBar()
         active.invalidation.addAll()
     }
 
@@ -321,13 +323,39 @@ final class Shell: Scene {
 
     /// The bar's buttons, recomputed on layout (not per touch or frame).
     private var barRects: [Rect] = []
+    /// The scene bar's buttons on screen (none when it is off or there is one scene).
+    var sceneBarFrames: [Rect] { barRects }
+    /// What the hosted scenes are laid out for: the display less the bar (`safeAreaInsets`).
+    private var sceneInfo = DisplayInfo(size: Size(width: 1, height: 1))
+    private static let barFontPoints = 20.0
+
     private func computeBarRects() -> [Rect] {
         guard showsSceneBar, names.count > 1 else { return [] }
-        let mm = info.pointsPerMillimetre
-        let w = max(110, 28 * mm), h = max(40, 10 * mm), gap = 8.0
-        let total = Double(names.count) * w + Double(names.count - 1) * gap
-        let x0 = (info.size.width - total) / 2
+        let mm = info.pointsPerMillimetre, n = Double(names.count), gap = 8.0
+        // One width for all, wide enough for the longest title, and the whole bar on screen.
+        let font = fonts.font(points: Self.barFontPoints, scale: 1)
+        let widest = names.map { font?.layout(Self.titles[$0] ?? $0).width ?? 0 }.max() ?? 0
+        let h = max(40, 10 * mm)
+        let w = min(max(110, 28 * mm, widest + h * 0.8), (info.size.width - 16 - (n - 1) * gap) / n)
+        let x0 = (info.size.width - (n * w + (n - 1) * gap)) / 2
         return names.indices.map { Rect(x: x0 + Double($0) * (w + gap), y: 6, width: w, height: h) }
+    }
+
+    /// `info` with its top inset below the bar (and a margin), so scenes keep clear of it.
+    private static func info(_ info: DisplayInfo, under bar: [Rect]) -> DisplayInfo {
+        var i = info
+        i.safeAreaInsets.top = max(i.safeAreaInsets.top, (bar.map(\.maxY).max() ?? 0) + (bar.isEmpty ? 0 : 6))
+        return i
+    }
+
+    /// The bar came, went or changed (a setting, the list of scenes): scenes relayout to suit.
+    private func updateSceneBar() {
+        barRects = computeBarRects()
+        let newInfo = Self.info(info, under: barRects)
+        guard newInfo != sceneInfo else { return }
+        sceneInfo = newInfo
+        guard laidOut else { return }
+        for s in scenes.values { s.layout(sceneInfo) }
     }
 
     private func handleSceneBar(_ p: TouchPoint) -> Bool {

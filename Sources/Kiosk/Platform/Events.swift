@@ -59,9 +59,15 @@ public struct DisplayInfo: Equatable, Sendable {
     public var physicalSize: Size?
     /// The output's transform in quarter turns (0...3), flipped transforms folded in.
     public var rotation: Int
+    /// The part of each edge that the shell's own controls (the scene bar) cover, as UIKit's
+    /// safe area: a scene draws its background everywhere but keeps what people read or touch
+    /// inside `safeArea`. Zero from the platform; the shell sets it for the scenes it hosts.
+    public var safeAreaInsets: EdgeInsets = .zero
     public init(size: Size, scale: Int = 1, physicalSize: Size? = nil, rotation: Int = 0) {
         self.size = size; self.scale = scale; self.physicalSize = physicalSize; self.rotation = rotation
     }
+    /// The window's bounds less `safeAreaInsets`.
+    public var safeArea: Rect { Rect(origin: .zero, size: size).inset(by: safeAreaInsets) }
     public var isPortrait: Bool { size.height > size.width }
     /// Points per millimetre on the real panel; 96 dpi when the panel's size is unknown.
     public var pointsPerMillimetre: Double {

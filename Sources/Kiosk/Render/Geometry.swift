@@ -32,6 +32,15 @@ public struct Size: Equatable, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(format(width))×\(format(height))" }
 }
 
+/// Distances in from each edge (UIKit's UIEdgeInsets).
+public struct EdgeInsets: Equatable, Hashable, Sendable {
+    public var top, left, bottom, right: Double
+    public init(top: Double = 0, left: Double = 0, bottom: Double = 0, right: Double = 0) {
+        self.top = top; self.left = left; self.bottom = bottom; self.right = right
+    }
+    public static let zero = EdgeInsets()
+}
+
 public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
     public var origin: Point
     public var size: Size
@@ -56,6 +65,11 @@ public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
         self.init(x: center.x - radius, y: center.y - radius, width: radius * 2, height: radius * 2)
     }
     public func contains(_ p: Point) -> Bool { p.x >= minX && p.x < maxX && p.y >= minY && p.y < maxY }
+    /// The rectangle less `insets` on each side (never negative in size).
+    public func inset(by insets: EdgeInsets) -> Rect {
+        Rect(x: minX + insets.left, y: minY + insets.top,
+             width: max(0, width - insets.left - insets.right), height: max(0, height - insets.top - insets.bottom))
+    }
     public func insetBy(dx: Double, dy: Double) -> Rect {
         Rect(x: minX + dx, y: minY + dy, width: width - 2 * dx, height: height - 2 * dy)
     }

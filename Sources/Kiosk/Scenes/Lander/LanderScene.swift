@@ -118,16 +118,26 @@ public final class LanderScene: ViewScene {
         let ppm = size.height / LanderModel.worldHeight
         terrainView.configure(terrain: model.terrain, pointsPerMetre: ppm, screen: size)
         ship.bounds = Rect(x: 0, y: 0, width: 5 * ppm, height: 8 * ppm)
-        readout.frame = Rect(x: 24, y: 16, width: min(size.width - 120, 720), height: 30)
+        // The readout and the info button stay clear of the shell's scene bar (safe area).
+        let top = max(16, root.info.safeArea.minY + 4)
+        let ib = max(48, 12 * mm)
+        // Left of the info button; on a narrow panel the readout takes two lines rather than
+        // running under the button.
+        let readoutWidth = min(size.width - ib - 16 - 24 - 16, 720)
+        let widest = "Speed 88.8 m/s (↓ 88.8) · Altitude 888 m · Fuel 100 %"
+        let lineHeight = root.fonts.font(points: readout.fontSize, scale: root.info.scale)?.lineHeight ?? 24
+        let oneLine = (root.fonts.font(points: readout.fontSize, scale: root.info.scale)?.layout(widest).width ?? 0) <= readoutWidth
+        readout.numberOfLines = oneLine ? 1 : 2
+        readout.frame = Rect(x: 24, y: top, width: max(10, readoutWidth), height: oneLine ? 30 : 2 * lineHeight + 6)
         message.frame = Rect(x: 0, y: size.height * 0.3, width: size.width, height: 60)
         let fw = max(220, 55 * mm), fh = max(64, 16 * mm)
         flyAgain.frame = Rect(x: (size.width - fw) / 2, y: size.height * 0.3 + 80, width: fw, height: fh)
-        let ib = max(48, 12 * mm)
-        infoButton.frame = Rect(x: size.width - ib - 16, y: 16, width: ib, height: ib)
+        infoButton.frame = Rect(x: size.width - ib - 16, y: top, width: ib, height: ib)
         infoButton.cornerRadius = ib / 2
         pad.layout(mm: mm)
         placePad()
         help?.frame = Rect(origin: .zero, size: size)
+        help?.contentInsets = root.info.safeAreaInsets
         updateViews()
     }
 

@@ -92,7 +92,9 @@ public final class TileBoardScene: ViewScene {
         tileSide = TileBoardModel.tileMillimetres * mm
         gap = TileBoardModel.gapMillimetres * mm
         let barH = max(64, 16 * mm)
-        board.frame = Rect(x: 0, y: 0, width: size.width, height: size.height - barH - 24)
+        // Tiles start below the shell's scene bar (safe area): a tile under it could not be touched.
+        let top = root.info.safeArea.minY
+        board.frame = Rect(x: 0, y: top, width: size.width, height: size.height - barH - 24 - top)
         columns = TileBoardModel.columns(width: size.width, tile: tileSide, gap: gap)
         let bw = min(260, (size.width - 48) / 2)
         removeButton.frame = Rect(x: size.width / 2 - bw - 8, y: size.height - barH - 12, width: bw, height: barH)

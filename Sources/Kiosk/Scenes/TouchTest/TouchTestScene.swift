@@ -15,7 +15,7 @@ public final class TouchTestScene: ViewScene {
     static let palette: [Color] = [0x4fc3f7, 0xffb74d, 0x81c784, 0xf06292, 0xba68c8, 0xfff176, 0x4db6ac, 0xe57373, 0x9575cd, 0xa1887f].map { Color(rgb: $0) }
 
     private let grid = GridView()
-    private let title = Label(), infoLine = Label(), counter = Label(), lastKey = Label()
+    let title = Label(), infoLine = Label(), counter = Label(), lastKey = Label()
     private let fingers = FingersView()
     let spinner = SpinnerView()
     let follower = View()
@@ -23,7 +23,7 @@ public final class TouchTestScene: ViewScene {
     let bubble = Label()
     let target = View(), targetHotArea = View(), targetLabel = Label()
     let swipeLabel = Label()
-    private let spinnerCaption = Label(), followerCaption = Label()
+    let spinnerCaption = Label(), followerCaption = Label()
     private var targetHits = 0
     private var spinnerAngle = 0.0, spinnerScale = 1.0
     private var gestureStartAngle = 0.0, gestureStartScale = 1.0
@@ -45,6 +45,8 @@ public final class TouchTestScene: ViewScene {
             root.addSubview(l)
         }
         title.text = "Kiosk"
+        infoLine.numberOfLines = 0
+        counter.numberOfLines = 0
 
         // Spinner: rotate and pinch with two fingers.
         spinner.isMultipleTouchEnabled = true
@@ -129,6 +131,7 @@ public final class TouchTestScene: ViewScene {
         followerCaption.text = "Drag: it rides above your finger"
         for l in [targetLabel, swipeLabel, spinnerCaption, followerCaption] {
             l.fontSize = 20
+            l.numberOfLines = 0
             l.textColor = Self.dimText
             l.alignment = .center
             l.isUserInteractionEnabled = false
@@ -172,48 +175,198 @@ public final class TouchTestScene: ViewScene {
     static let markerMM = 9.0
 
     public override func layout(root: RootView) {
-        let size = root.bounds.size
+        let size = root.bounds.size, safe = info.safeArea
         grid.frame = Rect(origin: .zero, size: size)
         fingers.frame = Rect(origin: .zero, size: size)
         fingers.layoutChanged()
-        var y = 32.0
-        for l in [title, infoLine, counter, lastKey] {
-            let h = root.fonts.font(points: l.fontSize, scale: info.scale)?.lineHeight ?? l.fontSize * 1.2
-            l.frame = Rect(x: 32, y: y, width: max(10, size.width - 64), height: h)
-            y += h + 8
-        }
         updateInfoLine()
         updateCounters()
 
-        // Widgets in a column on the right (landscape) or a band at the bottom (portrait).
+        // The widgets as blocks (the widget and its caption), sized from millimetres and text;
+        // on a small screen the captions wrap to narrow the blocks, and on a tiny one the
+        // spinner, square and button shrink (the small target and its finger-sized hot area
+        // never do: they are what the test measures).
         let mm = info.pointsPerMillimetre
-        let slots: [Point]
-        if size.width >= size.height {
-            let x = size.width - max(170, 45 * mm)
-            slots = [0.26, 0.52, 0.68, 0.82, 0.93].map { Point(x: x, y: size.height * $0) }
-        } else {
-            let y0 = size.height - max(330, 85 * mm)
-            slots = [Point(x: size.width * 0.25, y: y0), Point(x: size.width * 0.68, y: y0),
-                     Point(x: size.width * 0.25, y: y0 + max(160, 40 * mm)), Point(x: size.width * 0.68, y: y0 + max(140, 36 * mm)),
-                     Point(x: size.width * 0.5, y: size.height - 40)]
-        }
-        let spin = max(120, 32 * mm)
-        spinner.bounds = Rect(x: 0, y: 0, width: spin, height: spin)
-        spinner.center = slots[0]
-        let sq = max(56, 14 * mm)
-        follower.bounds = Rect(x: 0, y: 0, width: sq, height: sq)
-        follower.center = slots[1]
-        holdButton.frame = Rect(x: slots[2].x - max(90, 24 * mm), y: slots[2].y - max(28, 7 * mm),
-                                width: max(180, 48 * mm), height: max(56, 14 * mm))
-        bubble.frame = Rect(x: slots[2].x - 170, y: holdButton.frame.minY - 56, width: 340, height: 44)
         let t = max(16, 5 * mm), hot = t + 2 * max(12, 4 * mm)
-        target.frame = Rect(x: slots[3].x - t / 2, y: slots[3].y - t / 2, width: t, height: t)
+        let captionTexts = [[spinnerCaption.text], [followerCaption.text], [],
+                            ["Small target: 9999 hits"], [swipeLabel.text, "Swipe: → right"]]
+        var spin = 0.0, sq = 0.0, holdSize = Size.zero
+        func layoutBlocks(captionLimit: Double, shrink f: Double) -> (blocks: [Size], captions: [Size]) {
+            spin = max(120, 32 * mm) * f; sq = max(56, 14 * mm) * f
+            holdSize = Size(width: max(180, 48 * mm) * f, height: max(56, 14 * mm) * max(f, 0.75))
+            let widgetSizes = [Size(width: spin, height: spin), Size(width: sq, height: sq), holdSize,
+                               Size(width: hot, height: hot), .zero]
+            let captions = zip(captionTexts, widgetSizes).map { texts, widget -> Size in
+                texts.isEmpty ? .zero : captionSize(texts, width: max(widget.width, captionLimit))
+            }
+            let blocks = zip(widgetSizes, captions).map { w, c in
+                Size(width: max(w.width, c.width), height: w.height + (c.height > 0 ? 6 + c.height : 0))
+            }
+            return (blocks, captions)
+        }
+        // The header, top left below the shell's scene bar; its long lines wrap when the
+        // widgets need the room beside it.
+        let headerTop = max(32, safe.minY + 8)
+        let headerX = safe.minX + 32
+        let header: (Double) -> Rect = { [unowned self] width in
+            Rect(x: headerX, y: headerTop, width: width, height: headerHeights(width: width).reduce(0, +))
+        }
+        let natural = min(safe.width - 64, [title, infoLine, lastKey].map { textWidth($0.text, $0.fontSize) }
+            .max()!.rounded(.up))
+        var sized: (blocks: [Size], captions: [Size]) = ([], [])
+        var placed: (tops: [Point], headerWidth: Double, fits: Bool) = ([], 0, false)
+        for (limit, f) in [(Double.infinity, 1.0), (180, 1), (150, 0.75), (120, 0.5)] {
+            sized = layoutBlocks(captionLimit: limit, shrink: f)
+            placed = Self.arrangeWidgets(sized.blocks, screen: Rect(origin: .zero, size: size), safe: safe, header: header,
+                                         naturalHeaderWidth: max(10, natural), gap: max(16, 4 * mm) * f)
+            if placed.fits { break }
+        }
+        var y = headerTop
+        for (l, h) in zip([title, infoLine, counter, lastKey], headerHeights(width: placed.headerWidth)) {
+            l.frame = Rect(x: headerX, y: y, width: placed.headerWidth, height: h - 8)
+            y += h
+        }
+        let tops = placed.tops, captions = sized.captions
+
+        // Each widget in its block: centred across it, caption below.
+        let c = tops.map(\.x)
+        spinner.bounds = Rect(x: 0, y: 0, width: spin, height: spin)
+        spinner.center = Point(x: c[0], y: tops[0].y + spin / 2)
+        spinnerCaption.frame = Rect(x: c[0] - captions[0].width / 2, y: tops[0].y + spin + 6, width: captions[0].width, height: captions[0].height)
+        follower.bounds = Rect(x: 0, y: 0, width: sq, height: sq)
+        follower.center = Point(x: c[1], y: tops[1].y + sq / 2)
+        followerCaption.frame = Rect(x: c[1] - captions[1].width / 2, y: tops[1].y + sq + 6, width: captions[1].width, height: captions[1].height)
+        holdButton.frame = Rect(x: c[2] - holdSize.width / 2, y: tops[2].y, width: holdSize.width, height: holdSize.height)
+        // The bubble pops up above the button, on screen whatever the column's place.
+        let bw = min(340, size.width - 16)
+        bubble.frame = Rect(x: min(max(8, c[2] - bw / 2), size.width - 8 - bw), y: max(safe.minY, tops[2].y - 56), width: bw, height: 44)
+        let tc = Point(x: c[3], y: tops[3].y + hot / 2)
+        target.frame = Rect(x: tc.x - t / 2, y: tc.y - t / 2, width: t, height: t)
         target.touchDownHitOutset = (hot - t) / 2
-        targetHotArea.frame = Rect(x: slots[3].x - hot / 2, y: slots[3].y - hot / 2, width: hot, height: hot)
-        targetLabel.frame = Rect(x: slots[3].x - 150, y: slots[3].y + hot / 2 + 4, width: 300, height: 26)
-        swipeLabel.frame = Rect(x: slots[4].x - 170, y: slots[4].y - 15, width: 340, height: 30)
-        spinnerCaption.frame = Rect(x: slots[0].x - 170, y: slots[0].y + spin / 2 + 6, width: 340, height: 26)
-        followerCaption.frame = Rect(x: slots[1].x - 170, y: slots[1].y + sq / 2 + 6, width: 340, height: 26)
+        targetHotArea.frame = Rect(x: tc.x - hot / 2, y: tc.y - hot / 2, width: hot, height: hot)
+        targetLabel.frame = Rect(x: c[3] - captions[3].width / 2, y: tops[3].y + hot + 6, width: captions[3].width, height: captions[3].height)
+        swipeLabel.frame = Rect(x: c[4] - captions[4].width / 2, y: tops[4].y, width: captions[4].width, height: captions[4].height)
+    }
+
+    /// Heights of the header's lines (each with the 8 pt below it) at `width`: the screen's
+    /// facts and the counter wrap, the counter sized for its longest text so it never overflows.
+    private func headerHeights(width: Double) -> [Double] {
+        [(title, title.text), (infoLine, infoLine.text), (counter, "10 touch points · 99999 touches since start"),
+         (lastKey, lastKey.text)].map { l, text in
+            guard let font = root.fonts.font(points: l.fontSize, scale: info.scale) else { return l.fontSize * 1.2 + 8 }
+            let lines = l.numberOfLines == 1 ? 1 : Label.wrap(text, font: font, width: width, maxLines: .max).count
+            return font.lineHeight * Double(lines) + 8
+        }
+    }
+
+    /// Room for a caption (20 pt) showing any of `texts` within `width`: wrapped onto lines,
+    /// and 16 pt wider than its longest line.
+    private func captionSize(_ texts: [String], width: Double) -> Size {
+        guard let font = root.fonts.font(points: 20, scale: info.scale) else { return Size(width: width, height: 26) }
+        let lines = texts.map { Label.wrap($0, font: font, width: width - 16, maxLines: .max) }
+        let widest = lines.flatMap { $0.map(\.width) }.max() ?? 0
+        return Size(width: min(width, widest + 16), height: (font.lineHeight * Double(lines.map(\.count).max() ?? 1)).rounded(.up) + 2)
+    }
+
+    /// Width of `text` in points at `points` (an estimate without fonts).
+    private func textWidth(_ text: String, _ points: Double) -> Double {
+        guard let font = root.fonts.font(points: points, scale: info.scale) else { return Double(text.count) * points * 0.6 }
+        return font.layout(text).width
+    }
+
+    /// Places widget blocks (in order) clear of the header and the shell's bar: the top centre of
+    /// each, and the header's width. Landscape, in this order: a column (or as few columns as
+    /// fit) at the right beside the header; the same over the whole height with the header's
+    /// lines wrapped into the width left (at least 180 pt); below the header. Portrait: a band
+    /// along the bottom, two blocks to a row where they fit, the grid above free for fingers. On a screen
+    /// too small for any of that, the arrangement tried that overflows its region least.
+    static func arrangeWidgets(_ blocks: [Size], screen: Rect, safe: Rect, header: (Double) -> Rect,
+                               naturalHeaderWidth: Double, gap: Double) -> (tops: [Point], headerWidth: Double, fits: Bool) {
+        let margin = 16.0
+        func below(_ h: Rect) -> Rect {
+            Rect(x: safe.minX + margin, y: h.maxY + margin, width: safe.width - 2 * margin,
+                 height: max(0, safe.maxY - margin - h.maxY - margin))
+        }
+        func beside(_ h: Rect) -> Rect {
+            let x = h.maxX + 2 * margin
+            return Rect(x: x, y: safe.minY + margin, width: max(0, safe.maxX - margin - x), height: max(0, safe.height - 2 * margin))
+        }
+        let full = header(naturalHeaderWidth)
+        var closest: (tops: [Point], headerWidth: Double, overflow: Double)?
+        func attempt(_ region: Rect, _ k: Int, band: Bool, headerWidth: Double = naturalHeaderWidth) -> [Point]? {
+            let (tops, overflow) = arrange(blocks, in: region, columns: k, gap: gap, band: band)
+            if overflow < closest?.overflow ?? .infinity { closest = (tops, headerWidth, overflow) }
+            return overflow <= 0 ? tops : nil
+        }
+        if screen.width >= screen.height {
+            for k in 1...blocks.count { if let t = attempt(beside(full), k, band: false) { return (t, naturalHeaderWidth, true) } }
+            let tall = Rect(x: safe.minX, y: safe.minY + margin, width: safe.width - margin, height: max(0, safe.height - 2 * margin))
+            for k in 1...blocks.count {
+                let w = columnsWidth(blocks, columns: k, gap: gap)
+                let headerWidth = (tall.maxX - w - 2 * margin - full.minX).rounded(.down)
+                guard headerWidth >= 180 else { break }
+                let h = header(headerWidth)
+                guard h.maxY <= safe.maxY - margin else { continue }
+                if let t = attempt(beside(h), k, band: false, headerWidth: headerWidth) { return (t, headerWidth, true) }
+            }
+            for k in 1...blocks.count { if let t = attempt(below(full), k, band: false) { return (t, naturalHeaderWidth, true) } }
+        } else {
+            // Two to a row looks best; one to a row on a narrow panel; more on a short one.
+            for k in [2, 1] + Array(3...max(3, blocks.count)) {
+                if let t = attempt(below(full), k, band: true) { return (t, naturalHeaderWidth, true) }
+            }
+        }
+        return (closest?.tops ?? [], closest?.headerWidth ?? naturalHeaderWidth, false)
+    }
+
+    /// Width of `blocks` laid in `k` columns as `arrange` lays them.
+    static func columnsWidth(_ blocks: [Size], columns k: Int, gap: Double) -> Double {
+        let perColumn = (blocks.count + k - 1) / k
+        let groups = stride(from: 0, to: blocks.count, by: perColumn).map { blocks[$0..<min($0 + perColumn, blocks.count)] }
+        return groups.map { $0.map(\.width).max()! }.reduce(0, +) + gap * Double(groups.count - 1)
+    }
+
+    /// `blocks` in `k` columns within `region`, and by how much they overflow it (points; 0 or
+    /// less: they fit). Not a
+    /// band: columns of consecutive blocks packed to the right edge, each spread evenly over the
+    /// height. A band: rows of `k` blocks, each block centred in its share of the width (a short
+    /// last row centred too), the rows `gap` × 1.5 apart and resting on the bottom.
+    static func arrange(_ blocks: [Size], in region: Rect, columns k: Int, gap: Double, band: Bool) -> (tops: [Point], overflow: Double) {
+        var tops = [Point](repeating: .zero, count: blocks.count)
+        if band {
+            let rows = stride(from: 0, to: blocks.count, by: k).map { Array($0..<min($0 + k, blocks.count)) }
+            let rowHeights = rows.map { r in r.map { blocks[$0].height }.max()! }
+            let step = gap * 1.5
+            let total = rowHeights.reduce(0, +) + step * Double(rows.count - 1)
+            var overflow = max(0, total - region.height)
+            var y = region.maxY - total
+            for (r, row) in zip(rowHeights, rows) {
+                let cell = region.width / Double(row.count)
+                for (j, i) in row.enumerated() {
+                    overflow += max(0, blocks[i].width - (cell - (row.count > 1 ? gap : 0)))
+                    tops[i] = Point(x: region.minX + cell * (Double(j) + 0.5), y: y)
+                }
+                y += r + step
+            }
+            return (tops, overflow)
+        }
+        let perColumn = (blocks.count + k - 1) / k
+        let groups = stride(from: 0, to: blocks.count, by: perColumn).map { Array($0..<min($0 + perColumn, blocks.count)) }
+        let widths = groups.map { g in g.map { blocks[$0].width }.max()! }
+        let heights = groups.map { g in g.map { blocks[$0].height }.reduce(0, +) + gap * Double(g.count - 1) }
+        let totalWidth = widths.reduce(0, +) + gap * Double(groups.count - 1)
+        let overflow = max(0, totalWidth - region.width) + max(0, heights.max()! - region.height)
+        for (j, g) in groups.enumerated() {
+            let cx = region.maxX - widths[(j + 1)...].reduce(0, +) - gap * Double(groups.count - 1 - j) - widths[j] / 2
+            let used = g.map { blocks[$0].height }.reduce(0, +)
+            let step = max(gap, (region.height - used) / Double(g.count + 1))
+            var y = region.minY + (region.height - used - step * Double(g.count - 1)) / 2
+            for i in g {
+                tops[i] = Point(x: cx, y: y)
+                y += blocks[i].height + step
+            }
+        }
+        return (tops, overflow)
     }
 
     /// The screen's facts: they change only with the layout.

@@ -110,13 +110,19 @@ open class Label: View {
     private func wrap(font: Font) -> [TextRun] {
         if numberOfLines == 1 { return [font.layout(text)] }
         let maxLines = numberOfLines > 0 ? numberOfLines : max(1, Int(bounds.height / max(1, font.lineHeight)))
+        return Label.wrap(text, font: font, width: bounds.width, maxLines: maxLines)
+    }
+
+    /// `text` broken at spaces (and at newlines) into lines no wider than `width` where a word
+    /// allows; past `maxLines` the last line kept ends in an ellipsis.
+    static func wrap(_ text: String, font: Font, width: Double, maxLines: Int) -> [TextRun] {
         var result: [TextRun] = []
         var current = ""
         let paragraphs = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (pi, para) in paragraphs.enumerated() {
             for word in para.split(separator: " ") {
                 let candidate = current.isEmpty ? String(word) : current + " " + word
-                if !current.isEmpty && font.layout(candidate).width > bounds.width {
+                if !current.isEmpty && font.layout(candidate).width > width {
                     result.append(font.layout(current))
                     current = String(word)
                 } else {
@@ -138,6 +144,15 @@ open class Label: View {
         guard let font = root?.fonts.font(fontFamily, points: fontSize, scale: scale) else { return .zero }
         let run = font.layout(text)
         return Size(width: run.width, height: font.lineHeight)
+    }
+
+    /// The size the text needs within `width`: wrapped onto lines unless `numberOfLines` is 1
+    /// (in points; zero without a root or font).
+    public func sizeThatFits(width: Double) -> Size {
+        guard let font = root?.fonts.font(fontFamily, points: fontSize, scale: 1) else { return .zero }
+        let lines = numberOfLines == 1 ? [font.layout(text)]
+            : Label.wrap(text, font: font, width: width, maxLines: numberOfLines > 0 ? numberOfLines : .max)
+        return Size(width: lines.map(\.width).max() ?? 0, height: font.lineHeight * Double(max(1, lines.count)))
     }
 
     open override func prepareContent(scale: Int) {

@@ -5,6 +5,9 @@ open class Panel: View {
     public let titleLabel = Label()
     public let bodyLabel = Label()
     public var onClose: (() -> Void)?
+    /// Edges the card keeps clear of (the root's safe area: the shell's scene bar); the
+    /// backdrop still covers everything.
+    public var contentInsets: EdgeInsets = .zero { didSet { if contentInsets != oldValue { setNeedsLayout() } } }
 
     public override init(frame: Rect = .zero) {
         super.init(frame: frame)
@@ -23,8 +26,9 @@ open class Panel: View {
     }
 
     open override func layoutSubviews() {
-        let w = min(bounds.width - 48, 720), h = min(bounds.height - 48, 520)
-        card.frame = Rect(x: (bounds.width - w) / 2, y: (bounds.height - h) / 2, width: w, height: h)
+        let area = bounds.inset(by: contentInsets)
+        let w = max(0, min(area.width - 48, 720)), h = max(0, min(area.height - 48, 520))
+        card.frame = Rect(x: area.minX + (area.width - w) / 2, y: area.minY + (area.height - h) / 2, width: w, height: h)
         titleLabel.frame = Rect(x: 28, y: 20, width: w - 56, height: 44)
         bodyLabel.frame = Rect(x: 28, y: 72, width: w - 56, height: h - 96)
     }
@@ -32,6 +36,7 @@ open class Panel: View {
     /// Shows the panel over `root`'s content, fading in.
     public func present(in root: RootView) {
         frame = Rect(origin: .zero, size: root.bounds.size)
+        contentInsets = root.info.safeAreaInsets
         alpha = 0
         root.addSubview(self)
         View.animate(duration: 0.2, animations: { self.alpha = 1 })
