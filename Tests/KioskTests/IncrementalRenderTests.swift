@@ -55,9 +55,40 @@ import Glibc
         for i in [0, 3] { tap(scene.board.convert(scene.tileFrame(index: i).center, to: nil)) }
         tap(scene.removeButton.convert(Point(x: 10, y: 10), to: nil)) // the rest slide into the gaps
         run(0.6)
-        tap(scene.refillButton.convert(Point(x: 10, y: 10), to: nil)) // new tiles grow in
+        // Remove most: the rest grow to fill the board (a layer stretched past its pixels).
+        for i in [1, 2, 4, 5, 6, 7, 9, 11, 12, 13, 14] { tap(scene.board.convert(scene.tileFrame(index: i).center, to: nil)) }
+        tap(scene.removeButton.convert(Point(x: 10, y: 10), to: nil))
+        run(0.6)
+        tap(scene.refillButton.convert(Point(x: 10, y: 10), to: nil)) // new tiles grow in, the rest shrink
         run(0.6)
         #expect(frames > 60)
+        #expect(differing == 0, "\(differing) of \(frames) frames differ from a whole redraw, first: \(first ?? "")")
+    }
+
+    // Relayouts (a configure storm, a rotation) one after another while the tiles are still
+    // sliding and resizing to the last one's grid: each size then runs a few frames.
+    @Test func tilesRelayingOutMidAnimationLeaveNoStalePixel() throws {
+        let fonts = FontCache()
+        let shell = Shell(names: SceneCatalog.publicScenes, start: "tiles", fonts: fonts, scheduler: ManualScheduler(), idleTimeout: 0) {
+            SceneCatalog.make($0, fonts: fonts)!
+        }
+        let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 600), scale: 1))
+        r.renderFrame()
+        var frames = 0, differing = 0, first: String?
+        var sizes: [(Double, Double)] = [(1920, 1080), (1000, 1700), (1003, 1701), (1500, 900), (801, 481), (1920, 1080)]
+        for i in 0..<12 { sizes.insert((800 + 50 * Double(i), 600 + 20 * Double(i)), at: i) }
+        for (w, h) in sizes {
+            r.stage.relayout(DisplayInfo(size: Size(width: w, height: h), scale: 1))
+            for _ in 0..<9 {
+                r.clock.advance(by: 1.0 / 60)
+                r.renderFrame()
+                frames += 1
+                if let d = IncrementalRenderTests.firstDifference(r) {
+                    differing += 1
+                    if first == nil { first = "\(w)x\(h) frame \(frames) \(d)" }
+                }
+            }
+        }
         #expect(differing == 0, "\(differing) of \(frames) frames differ from a whole redraw, first: \(first ?? "")")
     }
 

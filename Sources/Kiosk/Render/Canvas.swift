@@ -210,10 +210,13 @@ public final class Canvas {
     /// to canvas points), with bilinear filtering and `alpha` as an extra opacity.
     /// `exact`: sample without filtering (for quarter-turn rotations, which map pixel centres
     /// onto pixel centres).
-    public func draw(_ image: Image, transform: AffineTransform = .identity, alpha: Double = 1, exact: Bool = false) {
+    /// `within` (canvas points), when given, bounds what the draw may touch: a stretched image
+    /// spreads its last pixel row and the filter's half pixel past where its content ends.
+    public func draw(_ image: Image, transform: AffineTransform = .identity, alpha: Double = 1, exact: Bool = false, within: Rect? = nil) {
         guard alpha > 0 else { return }
         let imgRect = Rect(origin: .zero, size: image.size)
-        let destBounds = transform.apply(imgRect).pixelBounds(scale: scale)
+        var destBounds = transform.apply(imgRect).pixelBounds(scale: scale)
+        if let within { destBounds = destBounds.intersection(within.pixelBounds(scale: scale)) }
         guard !destBounds.isEmpty else { return }
         // pixman maps destination pixels back to source pixels: invert (image px → canvas px).
         let s = Double(scale), si = Double(image.scale)

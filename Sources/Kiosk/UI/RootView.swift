@@ -156,7 +156,11 @@ public final class RootView: View {
                 lt.tx = (lt.tx * s).rounded() / s
                 lt.ty = (lt.ty * s).rounded() / s
             }
-            canvas.draw(layer, transform: lt, alpha: alpha)
+            // A stretched layer reaches past the box by its padding pixel (the layer is whole
+            // pixels wide) scaled up, plus the filter's half pixel: keep it within the damage
+            // extent (`View.damageExtent`: the box and one device pixel).
+            let stretched = sx != 1 || sy != 1
+            canvas.draw(layer, transform: lt, alpha: alpha, within: stretched ? screen.insetBy(dx: -1 / s, dy: -1 / s) : nil)
         } else if let bg = v.presentation.backgroundColor {
             if translationOnly {
                 fillBackground(v, screen: snapped(screen, scale: canvas.scale), alpha: alpha, canvas: canvas)
