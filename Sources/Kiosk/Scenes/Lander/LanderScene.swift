@@ -219,7 +219,7 @@ public final class LanderScene: ViewScene {
         flyAgain.isHidden = false
     }
 
-    private func showHelp() {
+    func showHelp() {
         guard help == nil else { return }
         let p = Panel()
         p.titleLabel.text = "How to fly"

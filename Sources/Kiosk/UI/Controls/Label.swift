@@ -109,8 +109,25 @@ open class Label: View {
     /// Greedy word wrap into at most `numberOfLines` lines (0: as many as fit the height).
     private func wrap(font: Font) -> [TextRun] {
         if numberOfLines == 1 { return [font.layout(text)] }
-        let maxLines = numberOfLines > 0 ? numberOfLines : max(1, Int(bounds.height / max(1, font.lineHeight)))
-        return Label.wrap(text, font: font, width: bounds.width, maxLines: maxLines)
+        return Label.wrap(text, font: font, width: bounds.width, maxLines: maxLines(font: font))
+    }
+
+    /// Lines the box holds: `numberOfLines`, or (0) as many as fit its height — with a little
+    /// slack, so a box made exactly n lines tall is not cut to n − 1 by rounding.
+    private func maxLines(font: Font) -> Int {
+        numberOfLines > 0 ? numberOfLines : max(1, Int((bounds.height + 0.5) / max(1, font.lineHeight)))
+    }
+
+    /// Whether the text does not fit the box as drawn on this root: a single line too wide, or
+    /// more wrapped lines than the box holds (the last one shown would end in an ellipsis). A
+    /// label that shrinks its font to fit is judged at its smallest size.
+    public var isTextTruncated: Bool {
+        guard let root, !text.isEmpty,
+              let font = root.fonts.font(fontFamily, points: fontSize * (adjustsFontSizeToFitWidth ? minimumScaleFactor : 1), scale: root.info.scale)
+        else { return false }
+        if numberOfLines == 1 { return font.layout(text).width > bounds.width + 0.5 }
+        let lines = Label.wrap(text, font: font, width: bounds.width, maxLines: .max)
+        return lines.count > maxLines(font: font) || lines.contains { $0.width > bounds.width + 0.5 }
     }
 
     /// `text` broken at spaces (and at newlines) into lines no wider than `width` where a word
@@ -147,9 +164,9 @@ open class Label: View {
     }
 
     /// The size the text needs within `width`: wrapped onto lines unless `numberOfLines` is 1
-    /// (in points; zero without a root or font).
+    /// (in points, measured with the fonts of the root's scale, as drawn; zero without a root).
     public func sizeThatFits(width: Double) -> Size {
-        guard let font = root?.fonts.font(fontFamily, points: fontSize, scale: 1) else { return .zero }
+        guard let root, let font = root.fonts.font(fontFamily, points: fontSize, scale: root.info.scale) else { return .zero }
         let lines = numberOfLines == 1 ? [font.layout(text)]
             : Label.wrap(text, font: font, width: width, maxLines: numberOfLines > 0 ? numberOfLines : .max)
         return Size(width: lines.map(\.width).max() ?? 0, height: font.lineHeight * Double(max(1, lines.count)))
