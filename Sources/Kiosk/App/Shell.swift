@@ -62,6 +62,8 @@ final class Shell: Scene {
     /// Whether `layout` has run: `info` is the real display, not the placeholder.
     private var laidOut = false
     private var active: Scene { overlay ?? (showingScreensaver ? screensaver : current) }
+    /// What is on screen: the admin panel, the screensaver or the current scene.
+    var activeScene: Scene { active }
     var invalidation: Invalidation { active.invalidation }
 
     func layout(_ info: DisplayInfo) {
@@ -212,7 +214,7 @@ final class Shell: Scene {
         armIdleTimer()
     }
 
-    private func showScreensaver() {
+    func showScreensaver() {
         guard !showingScreensaver else { return }
         if let o = overlay { o.setActive(false); overlay = nil } // an unattended panel closes
         beginTransition()
@@ -338,7 +340,9 @@ final class Shell: Scene {
         let h = max(40, 10 * mm)
         let w = min(max(110, 28 * mm, widest + h * 0.8), (info.size.width - 16 - (n - 1) * gap) / n)
         let x0 = (info.size.width - (n * w + (n - 1) * gap)) / 2
-        return names.indices.map { Rect(x: x0 + Double($0) * (w + gap), y: 6, width: w, height: h) }
+        // Below any chrome already at the top (the stats overlay).
+        let y = info.safeAreaInsets.top + 6
+        return names.indices.map { Rect(x: x0 + Double($0) * (w + gap), y: y, width: w, height: h) }
     }
 
     /// `info` with its top inset below the bar (and a margin), so scenes keep clear of it.

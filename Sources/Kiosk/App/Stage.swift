@@ -11,8 +11,23 @@ final class Stage {
     private(set) var windowInfo: DisplayInfo
     /// Quarter turns clockwise, 0...3.
     private(set) var rotation: Int
-    /// The screen as the scene sees it (rotated).
-    var info: DisplayInfo { Stage.rotated(windowInfo, rotation) }
+    /// The screen as the scene sees it (rotated), less the stats overlay when it is shown.
+    var info: DisplayInfo {
+        var i = Stage.rotated(windowInfo, rotation)
+        if showsStats { i.safeAreaInsets = Stage.insets(covering: statsRectInScene, in: i.size) }
+        return i
+    }
+
+    /// Insets that keep a scene of `size` clear of `r`, a strip along one edge: that edge's.
+    static func insets(covering r: Rect, in size: Size, margin: Double = 6) -> EdgeInsets {
+        let gaps = [r.minY, size.height - r.maxY, r.minX, size.width - r.maxX]
+        switch gaps.firstIndex(of: gaps.min()!)! {
+        case 0: return EdgeInsets(top: r.maxY + margin)
+        case 1: return EdgeInsets(bottom: size.height - r.minY + margin)
+        case 2: return EdgeInsets(left: r.maxX + margin)
+        default: return EdgeInsets(right: size.width - r.minX + margin)
+        }
+    }
 
     /// `laidOutFor`: the display the scene was already laid out for (by `ScenePreparation`);
     /// it is laid out again only if that differs.
@@ -127,13 +142,18 @@ final class Stage {
 
     /// F12 toggles the overlay (keysym XKB_KEY_F12).
     static let statsKeysym: UInt32 = 0xffc9
-    var showsStats = false
+    /// Shown, it takes its strip from the scene's safe area (the scene relayouts around it).
+    var showsStats = false {
+        didSet { if showsStats != oldValue { offscreen = nil; scene.layout(info) } }
+    }
     private var statsWasShown = false
     private var statsText = ""
     private var lastFrameTimes: [Double] = []
     private var lastDrawDuration = 0.0
     /// In buffer coordinates (on a rotated output it reads sideways: a diagnostic, kept simple).
     private var statsRect: Rect { Rect(x: Double(pixelSize.width) / Double(windowInfo.scale) - 430, y: 8, width: 420, height: 34) }
+    /// The overlay in scene coordinates.
+    private var statsRectInScene: Rect { sceneToBuffer.inverted!.apply(statsRect) }
 
     private func recordFrame(time: Double, damage: Region) {
         lastFrameTimes.append(time)
