@@ -28,9 +28,9 @@ def ship_top(img):
 
 def pad_centre():
     # Right-hand corner, 24 pt margins; buttons 64 pt (16 mm at 96 dpi = 60.5 → 64 minimum),
-    # gaps 9.4 pt, grip 18.9 pt (see ControlPad.layout).
+    # gaps 9.4 pt, grip 34 pt (9 mm, a fingertip; see ControlPad.layout).
     mm = 96 / 25.4
-    side, gap, grip = max(64, 16 * mm), max(8, 2.5 * mm), max(18, 5 * mm)
+    side, gap, grip = max(64, 16 * mm), max(8, 2.5 * mm), max(34, 9 * mm)
     width, height = 3 * side + 2 * gap, grip + gap + side
     x0, y0 = 1920 - 24 - width, 1080 - 24 - height
     return x0 + side + gap + side / 2, y0 + grip + gap + side / 2

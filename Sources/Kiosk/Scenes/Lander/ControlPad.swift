@@ -7,7 +7,7 @@ final class ControlPad: View {
     enum Role: Int, CaseIterable { case port, fire, starboard }
 
     let buttons = Role.allCases.map { PadButton(role: $0) }
-    let grip = View()
+    let grip = GripView()
     private(set) var engine = false
     private(set) var turning = 0
     var onChange: () -> Void = {}
@@ -20,8 +20,6 @@ final class ControlPad: View {
         super.init(frame: frame)
         isMultipleTouchEnabled = true
         for b in buttons { addSubview(b) }
-        grip.backgroundColor = Color(rgb: 0x8a97a6).withAlpha(0.5)
-        grip.cornerRadius = 5
         grip.isMultipleTouchEnabled = true
         grip.accessibilityLabel = "move the controls"
         addSubview(grip)
@@ -30,7 +28,7 @@ final class ControlPad: View {
             switch r.state {
             case .began:
                 moving = true
-                grip.backgroundColor = Color(rgb: 0x4fc3f7)
+                grip.isHeld = true
                 fallthrough
             case .changed:
                 let f = r.location(in: sv)
@@ -38,7 +36,7 @@ final class ControlPad: View {
                 center = Point(x: f.x, y: f.y - bounds.height / 2 - 2 * mm)
             case .ended, .cancelled:
                 moving = false
-                grip.backgroundColor = Color(rgb: 0x8a97a6).withAlpha(0.5)
+                grip.isHeld = false
                 onMoved(center)
             default: break
             }
@@ -51,10 +49,12 @@ final class ControlPad: View {
     /// Buttons at least 16 mm wide on the real panel (~9 mm is the minimum for a fingertip).
     func layout(mm: Double) {
         self.mm = mm
-        let side = max(64, 16 * mm), gap = max(8, 2.5 * mm), gripH = max(18, 5 * mm)
+        // The grip is a fingertip (9 mm) tall to touch; its bar is drawn 5 mm tall.
+        let side = max(64, 16 * mm), gap = max(8, 2.5 * mm), gripH = max(34, 9 * mm)
         let width = 3 * side + 2 * gap
         bounds = Rect(x: 0, y: 0, width: width, height: gripH + gap + side)
         grip.frame = Rect(x: width / 2 - side / 2, y: 0, width: side, height: gripH)
+        grip.barHeight = max(18, 5 * mm)
         for (i, b) in buttons.enumerated() {
             b.frame = Rect(x: Double(i) * (side + gap), y: gripH + gap, width: side, height: side)
         }
@@ -141,5 +141,18 @@ final class PadButton: View {
             canvas.fillPolygon([Point(x: w * 0.5, y: h * 0.4), Point(x: w * 0.6, y: h * 0.64), Point(x: w * 0.5, y: h * 0.74),
                                 Point(x: w * 0.4, y: h * 0.64)], color: Color(rgb: 0xfff176))
         }
+    }
+}
+
+/// The pad's grip: a fingertip-tall target showing a thin bar at its bottom, lit while held.
+final class GripView: View {
+    var isHeld = false { didSet { if isHeld != oldValue { setNeedsDisplay() } } }
+    var barHeight = 18.0 { didSet { if barHeight != oldValue { setNeedsDisplay() } } }
+    override var drawsContent: Bool { true }
+
+    override func draw(in canvas: Canvas) {
+        let h = min(barHeight, bounds.height)
+        let bar = Rect(x: 0, y: bounds.height - h, width: bounds.width, height: h)
+        canvas.fillRoundedRect(bar, radius: min(5, h / 2), color: isHeld ? Color(rgb: 0x4fc3f7) : Color(rgb: 0x8a97a6).withAlpha(0.5))
     }
 }
