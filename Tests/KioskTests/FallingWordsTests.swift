@@ -34,8 +34,9 @@ import Testing
             m.advance(to: t, height: size.height)
             for w in m.words {
                 let c = m.centre(of: w, at: t, in: size)
-                let h = 60 * w.scale
+                let h = 60 * w.scale, bw = 200 * w.scale
                 #expect(c.y - h / 2 < size.height) // still (partly) on screen while it exists
+                #expect(c.x - bw / 2 >= -1e-9 && c.x + bw / 2 <= size.width + 1e-9) // never cut by a side
             }
         }
         // Each label starts fully above the top and ends fully below the bottom.

@@ -83,11 +83,13 @@ public struct FallingWordsModel: Sendable {
     }
 
     /// The centre of `word` at `time` on a screen of `size`: from just above the top to just
-    /// below the bottom, so a label is never seen appearing or vanishing.
+    /// below the bottom, so a label is never seen appearing or vanishing, and never cut by the
+    /// side edges (the whole box stays on screen across; centred on a screen narrower than it).
     public func centre(of word: Word, at time: Double, in size: Size) -> Point {
         let t = max(0, min(1, (time - word.spawnTime) / word.duration))
-        let h = config.baseSize.height * word.scale
-        let x = (word.startX + (word.endX - word.startX) * t) * size.width
+        let h = config.baseSize.height * word.scale, w = config.baseSize.width * word.scale
+        let across = max(0, size.width - w)
+        let x = (size.width - across) / 2 + (word.startX + (word.endX - word.startX) * t) * across
         let y = -h / 2 + t * (size.height + h)
         return Point(x: x, y: y)
     }
