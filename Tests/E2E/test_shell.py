@@ -3,7 +3,7 @@ import signal
 import time
 
 from harness import Kiosk, count_color, rgb, wait_until
-from test_tiles import ACCENT, BAR_BOTTOM, OFF_FILL, tile_box
+from test_tiles import ACCENT, OFF_FILL, tile_box
 
 # The words are 0x8e24aa at alpha 0.75 over black.
 PURPLE = (0x8E * 3 // 4, 0x24 * 3 // 4, 0xAA * 3 // 4)
@@ -54,11 +54,8 @@ def test_app_rotation_lays_out_portrait_and_maps_taps(weston, tmp_path):
     k = Kiosk(weston, "--verbose", "--scene", "tiles", "--rotate", "90", "--idle-timeout", "0", env=env, protocol=False)
     try:
         k.wait_for(r"first frame shown")
-        mm = 96 / 25.4
-        tile, gap = 18 * mm, 2.5 * mm
-        cols = int((1080 - 32 + gap) // (tile + gap))  # laid out 1080 wide
-        x0 = (1080 - (cols * tile + (cols - 1) * gap)) / 2
-        lx, ly = x0 + 2 * (tile + gap) + tile / 2, BAR_BOTTOM + 16 + tile / 2  # tile 2, scene coordinates
+        box = tile_box(2, width=1080, height=1920)  # laid out 1080 × 1920, scene coordinates
+        lx, ly = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         gx, gy = 1920 - ly, lx  # rotated 90° clockwise onto the glass
         box = (gx - 20, gy - 20, gx + 20, gy + 20)
         assert count_color(weston.screenshot(), box, OFF_FILL, tol=6) > 300

@@ -13,18 +13,33 @@ MM = 96 / 25.4
 BAR_BOTTOM = 6 + max(40, 10 * MM) + 6
 
 
-def geometry():
-    # 18 mm tiles, 2.5 mm gaps at the 96 dpi fallback, 16 pt margins (TileBoardModel).
+def geometry(width=1920, height=1080, count=24):
+    """The tile grid as TileBoardScene lays it out at 96 dpi (weston's headless output reports no
+    believable size): buttons max(64 pt, 16 mm) tall 12 pt from the bottom, the status line 40 pt
+    above them, the board from the scene bar down to 4 pt above the status, tiles inside a 16 pt
+    margin, 2.5 mm gaps, the column count that gives the largest square tiles. Returns the tile
+    side, the gap, and the grid's top-left corner on screen."""
     mm = MM
-    tile, gap = 18 * mm, 2.5 * mm
-    cols = int((1920 - 32 + gap) // (tile + gap))
-    x0 = (1920 - (cols * tile + (cols - 1) * gap)) / 2
-    return tile, gap, x0
+    gap, bar_h = 2.5 * mm, max(64, 16 * mm)
+    board_top = BAR_BOTTOM
+    board_h = (height - bar_h - 12 - 40) - 4 - board_top
+    area_w, area_h = width - 32, board_h - 32
+    best = (1, -1.0)
+    for c in range(1, count + 1):
+        rows = -(-count // c)
+        side = min((area_w - (c - 1) * gap) / c, (area_h - (rows - 1) * gap) / rows)
+        if side > best[1]:
+            best = (c, side)
+    cols, tile = best
+    rows = -(-count // cols)
+    x0 = 16 + (area_w - (cols * tile + (cols - 1) * gap)) / 2
+    y0 = board_top + 16 + (area_h - (rows * tile + (rows - 1) * gap)) / 2
+    return tile, gap, x0, y0, cols
 
 
-def tile_box(i):
-    tile, gap, x0 = geometry()
-    x, y = x0 + i * (tile + gap), BAR_BOTTOM + 16
+def tile_box(i, **kw):
+    tile, gap, x0, y0, cols = geometry(**kw)
+    x, y = x0 + (i % cols) * (tile + gap), y0 + (i // cols) * (tile + gap)
     return (x + 4, y + 4, x + tile - 4, y + tile - 4)
 
 

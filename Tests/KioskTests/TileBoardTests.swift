@@ -5,14 +5,24 @@ import Glibc
 #endif
 
 @Suite struct TileBoardModelTests {
-    @Test func columnsFollowTheWidth() {
-        let mm = 96 / 25.4
-        func cols(_ w: Double) -> Int {
-            TileBoardModel.columns(width: w, tile: TileBoardModel.tileMillimetres * mm, gap: TileBoardModel.gapMillimetres * mm)
+    @Test func theGridTakesTheAreaShapeWithTheLargestTiles() {
+        let mm = 96 / 25.4, gap = TileBoardModel.gapMillimetres * mm, minimum = TileBoardModel.minimumTileMillimetres * mm
+        func grid(_ n: Int, _ w: Double, _ h: Double) -> (columns: Int, tile: Double) {
+            TileBoardModel.grid(count: n, area: Size(width: w, height: h), gap: gap, minimumTile: minimum)
         }
-        #expect(cols(360) == 4)       // a phone-like portrait
-        #expect(cols(1080) > cols(360) && cols(1920) > cols(1080))
-        #expect(cols(100) == 1)       // never zero
+        #expect(grid(24, 1200, 600).columns == 6)   // wide: 6 × 4
+        #expect(grid(24, 600, 1200).columns == 4)   // tall: 4 × 6
+        #expect(grid(24, 800, 800).columns == 5)    // square: 5 × 5 (one short)
+        // Fewer tiles, bigger tiles; every tile fits the area.
+        #expect(grid(6, 1200, 600).tile > grid(24, 1200, 600).tile)
+        for (n, w, h) in [(24, 1200.0, 600.0), (24, 600, 1200), (7, 900, 500), (1, 300, 900)] {
+            let g = grid(n, w, h), rows = (n + g.columns - 1) / g.columns
+            #expect(Double(g.columns) * g.tile + Double(g.columns - 1) * gap <= w + 1e-9)
+            #expect(Double(rows) * g.tile + Double(rows - 1) * gap <= h + 1e-9)
+        }
+        // Never below 12 mm, even where that overflows.
+        #expect(grid(24, 100, 100).tile == minimum)
+        #expect(grid(0, 100, 100).columns == 1)
     }
 
     @Test func removeAndRefill() {
@@ -129,11 +139,13 @@ import Glibc
         let r = rig(size: Size(width: 1000, height: 700))
         let before = r.scene.columns
         r.scene.layout(DisplayInfo(size: Size(width: 400, height: 1000)))
-        #expect(r.scene.columns < before && r.scene.columns == 4)
+        #expect(r.scene.columns < before && r.scene.columns == 3)
         let v = r.scene.tileViews[5]!
         #expect(v.presentation.center != r.scene.tileFrame(index: 5).center) // sliding
+        #expect(v.presentation.size != r.scene.tileFrame(index: 5).size)     // and resizing
         r.wait(0.6)
         #expect(v.presentation.center == r.scene.tileFrame(index: 5).center)
+        #expect(v.presentation.size == r.scene.tileFrame(index: 5).size)
     }
 
     @Test func theBoardIsSavedAndRestored() {

@@ -6,8 +6,8 @@ public struct TileBoardModel: Codable, Equatable, Sendable {
         public var selected: Bool
     }
     public static let fullCount = 24
-    /// Tile side and gap on the real panel, and the board's margin in points.
-    public static let tileMillimetres = 18.0
+    /// The smallest tile side and the gap on the real panel, and the board's margin in points.
+    public static let minimumTileMillimetres = 12.0
     public static let gapMillimetres = 2.5
     public static let margin = 16.0
 
@@ -57,16 +57,27 @@ public struct TileBoardModel: Codable, Equatable, Sendable {
             && nextID <= Self.maxID
     }
 
-    /// Columns that fit `width` points of tiles `tile` points wide with `gap` between them.
-    public static func columns(width: Double, tile: Double, gap: Double) -> Int {
-        max(1, Int(((width - 2 * margin + gap) / (tile + gap)).rounded(.down)))
+    /// The grid for `count` tiles in `area` (points) with `gap` between them: the column count
+    /// whose square tiles come out largest (so the grid takes the area's shape), never smaller
+    /// than `minimumTile` (then the grid is wider or taller than the area).
+    public static func grid(count: Int, area: Size, gap: Double, minimumTile: Double) -> (columns: Int, tile: Double) {
+        let n = max(1, count)
+        var best = (columns: 1, tile: -Double.infinity)
+        for c in 1...n {
+            let rows = (n + c - 1) / c
+            let side = min((area.width - Double(c - 1) * gap) / Double(c), (area.height - Double(rows - 1) * gap) / Double(rows))
+            if side > best.tile { best = (c, side) }
+        }
+        return (best.columns, max(minimumTile, best.tile))
     }
 
-    /// The frame of the tile at grid `index`, the grid centred horizontally in `width`.
-    public static func frame(index: Int, columns: Int, tile: Double, gap: Double, width: Double, top: Double) -> Rect {
+    /// The frame of the tile at grid `index` in a grid of `count` tiles centred in `area`.
+    public static func frame(index: Int, count: Int, columns: Int, tile: Double, gap: Double, area: Rect) -> Rect {
+        let rows = (max(1, count) + columns - 1) / columns
         let gridWidth = Double(columns) * tile + Double(columns - 1) * gap
-        let x0 = (width - gridWidth) / 2
+        let gridHeight = Double(rows) * tile + Double(rows - 1) * gap
+        let x0 = area.minX + (area.width - gridWidth) / 2, y0 = area.minY + (area.height - gridHeight) / 2
         let row = index / columns, col = index % columns
-        return Rect(x: x0 + Double(col) * (tile + gap), y: top + Double(row) * (tile + gap), width: tile, height: tile)
+        return Rect(x: x0 + Double(col) * (tile + gap), y: y0 + Double(row) * (tile + gap), width: tile, height: tile)
     }
 }

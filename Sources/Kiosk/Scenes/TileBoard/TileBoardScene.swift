@@ -18,7 +18,7 @@ public final class TileBoardScene: ViewScene {
     let refillButton = Button()
     let status = Label()
     private var laidOut = false
-    private var tileSide = 68.0, gap = 9.0
+    private(set) var tileSide = 68.0, gap = 9.0, minimumTile = 45.0
     private(set) var columns = 4
     /// Per finger: the tile it is on and what it toggled (to undo on cancel).
     private var tracks: [ObjectIdentifier: (current: Int?, toggled: [Int])] = [:]
@@ -88,43 +88,63 @@ public final class TileBoardScene: ViewScene {
     // MARK: Layout
 
     public override func layout(root: RootView) {
-        let size = root.bounds.size, mm = root.info.pointsPerMillimetre
-        tileSide = TileBoardModel.tileMillimetres * mm
+        let size = root.bounds.size, safe = root.info.safeArea, mm = root.info.pointsPerMillimetre
         gap = TileBoardModel.gapMillimetres * mm
+        minimumTile = TileBoardModel.minimumTileMillimetres * mm
+        // Buttons along the bottom, the status line above them, and the board in all the rest of
+        // the safe area (below the shell's scene bar: a tile under it could not be touched).
         let barH = max(64, 16 * mm)
-        // Tiles start below the shell's scene bar (safe area): a tile under it could not be touched.
-        let top = root.info.safeArea.minY
-        board.frame = Rect(x: 0, y: top, width: size.width, height: size.height - barH - 24 - top)
-        columns = TileBoardModel.columns(width: size.width, tile: tileSide, gap: gap)
-        let bw = min(260, (size.width - 48) / 2)
-        removeButton.frame = Rect(x: size.width / 2 - bw - 8, y: size.height - barH - 12, width: bw, height: barH)
-        refillButton.frame = Rect(x: size.width / 2 + 8, y: size.height - barH - 12, width: bw, height: barH)
-        status.frame = Rect(x: 0, y: board.frame.maxY - 40, width: size.width, height: 32)
+        let bw = min(260, (safe.width - 48) / 2)
+        let buttonsY = safe.maxY - barH - 12
+        removeButton.frame = Rect(x: safe.midX - bw - 8, y: buttonsY, width: bw, height: barH)
+        refillButton.frame = Rect(x: safe.midX + 8, y: buttonsY, width: bw, height: barH)
+        status.frame = Rect(x: safe.minX, y: buttonsY - 40, width: safe.width, height: 32)
+        board.frame = Rect(x: 0, y: safe.minY, width: size.width, height: max(0, status.frame.minY - 4 - safe.minY))
         // The first layout places tiles; later ones (rotation) slide them to their new places.
         placeTiles(animated: laidOut)
         laidOut = true
     }
 
+    /// Where the tiles go, in board coordinates: inside the margin, the safe area's width.
+    private var gridArea: Rect {
+        let safe = root.info.safeArea, m = TileBoardModel.margin
+        return Rect(x: safe.minX + m, y: m, width: max(0, safe.width - 2 * m), height: max(0, board.bounds.height - 2 * m))
+    }
+
+    /// Sizes the grid for the tiles there are now: the fewer, the bigger.
+    private func updateGrid() {
+        let g = TileBoardModel.grid(count: model.tiles.count, area: gridArea.size, gap: gap, minimumTile: minimumTile)
+        columns = g.columns
+        tileSide = g.tile
+    }
+
     func tileFrame(index: Int) -> Rect {
-        TileBoardModel.frame(index: index, columns: columns, tile: tileSide, gap: gap, width: board.bounds.width, top: TileBoardModel.margin)
+        TileBoardModel.frame(index: index, count: model.tiles.count, columns: columns, tile: tileSide, gap: gap, area: gridArea)
     }
 
     private func placeTiles(animated: Bool) {
+        updateGrid()
         for (i, t) in model.tiles.enumerated() {
             guard let v = tileViews[t.id] else { continue }
             let f = tileFrame(index: i)
-            if v.bounds.size != f.size { v.bounds = Rect(origin: .zero, size: f.size) }
             if animated {
-                View.animate(duration: Self.animation, animations: { v.center = f.center })
+                View.animate(duration: Self.animation, animations: {
+                    v.bounds = Rect(origin: .zero, size: f.size)
+                    v.center = f.center
+                })
             } else {
+                v.bounds = Rect(origin: .zero, size: f.size)
                 v.center = f.center
             }
         }
     }
 
-    /// The tile under `p` (board coordinates), by where tiles are going to be.
+    /// The tile under `p` (board coordinates), by where tiles are going to be. Each tile's
+    /// target reaches halfway into the gaps around it (and a hair more, so rounding leaves no
+    /// seam): no dead strips between tiles.
     func tile(at p: Point) -> Int? {
-        for (i, t) in model.tiles.enumerated() where tileFrame(index: i).contains(p) { return t.id }
+        let reach = -(gap / 2 + 0.01)
+        for (i, t) in model.tiles.enumerated() where tileFrame(index: i).insetBy(dx: reach, dy: reach).contains(p) { return t.id }
         return nil
     }
 
@@ -144,6 +164,7 @@ public final class TileBoardScene: ViewScene {
 
     private func refill() {
         let added = model.refill()
+        updateGrid()  // the new tiles grow in at their places in the fuller grid
         for id in added {
             let v = addTileView(id)
             if let i = model.index(of: id) {
