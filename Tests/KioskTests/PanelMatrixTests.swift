@@ -1,0 +1,192 @@
+import Testing
+@testable import Kiosk
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kiosk as visitors see it — the whole shell with its scene bar, not a bare scene — on the
+/// panels kiosks use, for every scene and for the help overlay, the admin panel and the
+/// screensaver: nothing people read or touch under the bar or off screen, no text clipped, no
+/// two controls or texts on top of each other, every touch target a fingertip (9 mm) or more,
+/// a tap in the middle of the tile board on a tile; and each screen kept as a golden image
+/// (reduced to 640 px wide: layout, not glyphs, is what these guard).
+@Suite struct PanelMatrixTests {
+    struct Panel: Sendable, CustomTestStringConvertible {
+        let name: String
+        let size: Size, scale: Int, millimetres: Size
+        var testDescription: String { name }
+        var info: DisplayInfo { DisplayInfo(size: size, scale: scale, physicalSize: millimetres) }
+    }
+    static let panels = [
+        Panel(name: "7in-800x480", size: Size(width: 800, height: 480), scale: 1, millimetres: Size(width: 154, height: 86)),
+        Panel(name: "7in-1024x600", size: Size(width: 1024, height: 600), scale: 1, millimetres: Size(width: 154, height: 90)),
+        Panel(name: "10in-1280x800", size: Size(width: 1280, height: 800), scale: 1, millimetres: Size(width: 217, height: 136)),
+        Panel(name: "22in-1920x1080", size: Size(width: 1920, height: 1080), scale: 1, millimetres: Size(width: 476, height: 268)),
+        Panel(name: "22in-1080x1920", size: Size(width: 1080, height: 1920), scale: 1, millimetres: Size(width: 268, height: 476)),
+        Panel(name: "27in-2560x1440", size: Size(width: 2560, height: 1440), scale: 1, millimetres: Size(width: 597, height: 336)),
+        Panel(name: "27in-3840x2160-scale2", size: Size(width: 1920, height: 1080), scale: 2, millimetres: Size(width: 597, height: 336)),
+    ]
+    static let screens = ["touch", "lander", "tiles", "lander-help", "admin", "screensaver"]
+
+    /// The shell on `panel` showing `screen`, settled (cross-fades and fades over).
+    final class Composed {
+        let scheduler = ManualScheduler()
+        let shell: Shell
+        let renderer: HeadlessRenderer
+        let panel: Panel
+
+        init(_ panel: Panel, _ screen: String) throws {
+            self.panel = panel
+            let fonts = testFonts, s = scheduler
+            let start = screen == "lander-help" ? "lander" : ["touch", "lander", "tiles"].contains(screen) ? screen : "touch"
+            shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s, idleTimeout: 0) {
+                SceneCatalog.make($0, fonts: fonts, scheduler: s)!
+            }
+            renderer = try HeadlessRenderer(scene: shell, info: panel.info)
+            renderer.run(until: 0.1)
+            switch screen {
+            case "lander-help": (shell.current as! LanderScene).showHelp()
+            case "admin": shell.showOverlay(AdminPanel(fonts: fonts, scheduler: s, settings: Settings()) { _ in })
+            case "screensaver": shell.showScreensaver()
+            default: break
+            }
+            // The screensaver a few seconds in, when words are falling all over.
+            renderer.run(until: screen == "screensaver" ? 6 : 1)
+        }
+
+        var root: RootView { (shell.activeScene as! ViewScene).root }
+        var mm: Double { panel.info.pointsPerMillimetre }
+        var showsBar: Bool { !shell.showingScreensaver && shell.overlay == nil }
+
+        /// What is shown on top: a modal panel's subtree if one is open, else the whole root.
+        var top: View { root.subviews.last(where: { $0 is Kiosk.Panel && !$0.isHidden }) ?? root }
+
+        /// Visible views under `v` (itself excluded), with their frames in root coordinates.
+        func visible(under v: View) -> [(view: View, frame: Rect)] {
+            var out: [(View, Rect)] = []
+            func walk(_ v: View) {
+                for s in v.subviews where !s.isHidden && s.alpha > 0.01 {
+                    out.append((s, s.convert(Rect(origin: .zero, size: s.bounds.size), to: nil)))
+                    walk(s)
+                }
+            }
+            walk(v)
+            return out
+        }
+
+        /// Things a finger is meant to touch: buttons and views with their own touch handling,
+        /// not full-screen backgrounds.
+        func isTarget(_ v: View, _ f: Rect) -> Bool {
+            guard v.isUserInteractionEnabled, !(v is Label) else { return false }
+            let screen = Rect(origin: .zero, size: panel.size)
+            if f.width >= screen.width - 1 && f.height >= screen.height * 0.9 { return false }
+            return v is Button || v is PadButton || v is BoardView || v is GripView || !v.gestureRecognizers.isEmpty
+        }
+    }
+
+    static var cases: [(Panel, String)] { panels.flatMap { p in screens.map { (p, $0) } } }
+
+    @Test(arguments: cases) func whatAVisitorSees(panel: Panel, screen: String) throws {
+        let c = try Composed(panel, screen)
+        let at = "\(panel.name) \(screen)"
+        let screenRect = Rect(origin: .zero, size: panel.size)
+        let bar = c.showsBar ? c.shell.sceneBarFrames : []
+        if c.showsBar {
+            #expect(bar.count == 3, "\(at): no scene bar")
+            for f in bar {
+                #expect(f.minX >= 0 && f.maxX <= panel.size.width && f.height >= 9 * c.mm - 1e-6, "\(at): bar button \(f)")
+            }
+        }
+        let shown = c.visible(under: c.top)
+        let texts = shown.filter { ($0.view as? Label).map { !$0.text.isEmpty } ?? false }
+        let targets = shown.filter { c.isTarget($0.view, $0.frame) }
+        #expect(!targets.isEmpty || screen == "screensaver", "\(at): found nothing to touch")
+        for (v, f) in texts + targets {
+            let name = (v as? Label)?.text ?? v.accessibilityLabel ?? "\(type(of: v))"
+            #expect(f.minX >= -0.5 && f.minY >= -0.5 && f.maxX <= screenRect.maxX + 0.5 && f.maxY <= screenRect.maxY + 0.5,
+                    "\(at): '\(name)' \(f) is off screen")
+            for b in bar { #expect(!overlaps(f, b), "\(at): '\(name)' \(f) is under the scene bar") }
+        }
+        // Text that fits its box as drawn: no line cut off, no ellipsis.
+        for (v, f) in texts {
+            let l = v as! Label
+            #expect(!l.isTextTruncated, "\(at): '\(l.text)' does not fit \(f.size)")
+        }
+        // Targets a fingertip wide and tall (a small target may look small: its hot area counts).
+        for (v, f) in targets {
+            let side = min(f.width, f.height) + 2 * v.touchDownHitOutset
+            #expect(side >= 9 * c.mm - 1e-6, "\(at): '\(v.accessibilityLabel ?? "\(type(of: v))")' is \(side / c.mm) mm")
+        }
+        // Nothing on top of anything else (a view and what it contains aside).
+        let items = texts + targets
+        for (i, a) in items.enumerated() {
+            for b in items[(i + 1)...] where !a.view.isDescendant(of: b.view) && !b.view.isDescendant(of: a.view) {
+                #expect(!overlaps(a.frame, b.frame), "\(at): \(describe(a.view)) \(a.frame) overlaps \(describe(b.view)) \(b.frame)")
+            }
+        }
+        if screen == "tiles" {
+            // A tap in the middle of the screen lands on a tile.
+            let tiles = c.shell.current as! TileBoardScene
+            let mid = Point(x: panel.size.width / 2, y: panel.size.height / 2)
+            c.shell.handle(TouchBatch(time: 0, points: [touch(1, .began, mid.x, mid.y)]), at: c.renderer.clock.now)
+            c.shell.handle(TouchBatch(time: 0, points: [touch(1, .ended, mid.x, mid.y)]), at: c.renderer.clock.now + 0.05)
+            #expect(tiles.model.selectedIDs.count == 1, "\(at): the middle of the screen is not a tile")
+        }
+        try GoldenImageTests().assertMatches(reduced(c.renderer.image, toWidth: 640), "panels/\(panel.name)-\(screen)")
+    }
+
+    @Test func theStatsOverlayTakesItsStripFromTheScenes() throws {
+        let fonts = testFonts, s = ManualScheduler()
+        let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s, idleTimeout: 0) {
+            SceneCatalog.make($0, fonts: fonts, scheduler: s)!
+        }
+        let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 480)))
+        let barTop = shell.sceneBarFrames[0].minY
+        r.stage.showsStats = true
+        #expect(shell.sceneBarFrames[0].minY >= 42 + 6, "the bar moves below the overlay")
+        #expect(shell.sceneBarFrames[0].minY > barTop)
+        let tiles = shell.current as! TileBoardScene
+        #expect(tiles.board.frame.minY >= shell.sceneBarFrames[0].maxY)
+        r.stage.showsStats = false
+        #expect(shell.sceneBarFrames[0].minY == barTop)
+    }
+
+    /// Overlapping by more than rounding (frames that only touch do not).
+    private func overlaps(_ a: Rect, _ b: Rect) -> Bool {
+        let i = a.intersection(b)
+        return i.width > 0.01 && i.height > 0.01
+    }
+
+    private func describe(_ v: View) -> String { "'\((v as? Label)?.text ?? v.accessibilityLabel ?? "\(type(of: v))")'" }
+
+    /// `image` reduced by a whole factor to at most `width` pixels wide, each pixel the mean of
+    /// the block it stands for.
+    func reduced(_ image: Image, toWidth width: Int) -> Image {
+        let w = Int(image.pixelSize.width), h = Int(image.pixelSize.height)
+        let f = max(1, (w + width - 1) / width)
+        let ow = w / f, oh = h / f
+        var sums = [UInt32](repeating: 0, count: ow * oh * 3)
+        image.withRows { y, row in
+            let oy = y / f
+            guard oy < oh else { return }
+            for ox in 0..<ow {
+                var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
+                for x in (ox * f)..<(ox * f + f) {
+                    let p = row[x]
+                    r += (p >> 16) & 0xff; g += (p >> 8) & 0xff; b += p & 0xff
+                }
+                let i = (oy * ow + ox) * 3
+                sums[i] += r; sums[i + 1] += g; sums[i + 2] += b
+            }
+        }
+        let out = Image(pixelSize: PixelSize(width: Int32(ow), height: Int32(oh)), hasAlpha: false)!
+        let n = UInt32(f * f)
+        out.withRows { y, row in
+            for x in 0..<ow {
+                let i = (y * ow + x) * 3
+                row[x] = 0xff00_0000 | (sums[i] / n) << 16 | (sums[i + 1] / n) << 8 | (sums[i + 2] / n)
+            }
+        }
+        return out
+    }
+}
