@@ -27,25 +27,37 @@ import Glibc
         return withExtendedLifetime(whole) { found }
     }
 
+    /// Renders frames at 60 Hz and counts those that differ from a whole redraw.
+    final class FrameChecker {
+        let renderer: HeadlessRenderer
+        var frames = 0, differing = 0
+        var first: String?
+        init(_ r: HeadlessRenderer) { renderer = r }
+        /// One frame, 1/60 s on; `label` names it in the first difference found.
+        func frame(_ label: String = "") {
+            renderer.clock.advance(by: 1.0 / 60)
+            renderer.renderFrame()
+            frames += 1
+            if let d = IncrementalRenderTests.firstDifference(renderer) {
+                differing += 1
+                if first == nil { first = "\(label)frame \(frames) \(d)" }
+            }
+        }
+        func run(_ seconds: Double) {
+            let end = renderer.clock.now + seconds
+            while renderer.clock.now + 1e-9 < end { frame() }
+        }
+        var summary: String { "\(differing) of \(frames) frames differ from a whole redraw, first: \(first ?? "")" }
+    }
+
     // A size whose tile grid lands on fractional positions, at 1× and 2×.
     @Test(arguments: [1, 2]) func tilesSlidingShrinkingAndGrowingLeaveNoStalePixel(scale: Int) throws {
         let fonts = FontCache()
         let scene = try #require(SceneCatalog.make("tiles", fonts: fonts) as? TileBoardScene)
         let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1366, height: 768), scale: scale))
         r.renderFrame()
-        var frames = 0, differing = 0, first: String?
-        func run(_ seconds: Double) {
-            let end = r.clock.now + seconds
-            while r.clock.now + 1e-9 < end {
-                r.clock.advance(by: 1.0 / 60)
-                r.renderFrame()
-                frames += 1
-                if let d = IncrementalRenderTests.firstDifference(r) {
-                    differing += 1
-                    if first == nil { first = "frame \(frames) \(d)" }
-                }
-            }
-        }
+        let check = FrameChecker(r)
+        let run = check.run
         func tap(_ p: Point) {
             scene.handle(TouchBatch(time: 0, points: [TouchPoint(id: 1, phase: .began, location: p)]), at: r.clock.now)
             run(0.05)
@@ -61,8 +73,8 @@ import Glibc
         run(0.6)
         tap(scene.refillButton.convert(Point(x: 10, y: 10), to: nil)) // new tiles grow in, the rest shrink
         run(0.6)
-        #expect(frames > 60)
-        #expect(differing == 0, "\(differing) of \(frames) frames differ from a whole redraw, first: \(first ?? "")")
+        #expect(check.frames > 60)
+        #expect(check.differing == 0, "\(check.summary)")
     }
 
     // Relayouts (a configure storm, a rotation) one after another while the tiles are still
@@ -74,22 +86,14 @@ import Glibc
         }
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 600), scale: 1))
         r.renderFrame()
-        var frames = 0, differing = 0, first: String?
+        let check = FrameChecker(r)
         var sizes: [(Double, Double)] = [(1920, 1080), (1000, 1700), (1003, 1701), (1500, 900), (801, 481), (1920, 1080)]
         for i in 0..<12 { sizes.insert((800 + 50 * Double(i), 600 + 20 * Double(i)), at: i) }
         for (w, h) in sizes {
             r.stage.relayout(DisplayInfo(size: Size(width: w, height: h), scale: 1))
-            for _ in 0..<9 {
-                r.clock.advance(by: 1.0 / 60)
-                r.renderFrame()
-                frames += 1
-                if let d = IncrementalRenderTests.firstDifference(r) {
-                    differing += 1
-                    if first == nil { first = "\(w)x\(h) frame \(frames) \(d)" }
-                }
-            }
+            for _ in 0..<9 { check.frame("\(w)x\(h) ") }
         }
-        #expect(differing == 0, "\(differing) of \(frames) frames differ from a whole redraw, first: \(first ?? "")")
+        #expect(check.differing == 0, "\(check.summary)")
     }
 
     // Every scene, with fingers dragging and pinching over it and its own animations running.
