@@ -7,6 +7,9 @@ STRICT := $(BUILD)/e2e/strict-compositor
 BAD_CLIENT := $(BUILD)/e2e/bad-client
 VINPUT := $(BUILD)/e2e/virtual-input
 PYTHON := /usr/bin/python3
+# A module that imports a layer it does not declare (an upward import) fails the build: SwiftPM
+# alone would let it through whenever that module happens to be built first.
+LAYERS := --explicit-target-dependency-import-check error
 
 .PHONY: run test deps build module tools unit e2e deb test-compositors fuzz soak generate bench clean
 
@@ -22,7 +25,7 @@ deps:
 # The Swift runtime linked statically: ~4 ms less dynamic loading before the first frame, and a
 # binary that runs without the toolchain — so no run path to it (nor $ORIGIN) either.
 build:
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath
+	$(SWIFT) build $(LAYERS) -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath
 
 $(MODULE): Tests/E2E/weston-module/kiosk-test-input.c
 	@mkdir -p $(dir $@)
@@ -60,7 +63,7 @@ $(VINPUT): Tests/E2E/virtual-input/virtual-input.c $(VINPUT_XML)
 tools: $(STRICT) $(BAD_CLIENT) $(VINPUT)
 
 unit:
-	$(SWIFT) test
+	$(SWIFT) test $(LAYERS)
 
 e2e: build module tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_TEST_MODULE=$(abspath $(MODULE)) KIOSK_STRICT=$(abspath $(STRICT)) \

@@ -26,10 +26,43 @@ let package = Package(
                        providers: [.apt(["libfcft-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CSystem/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // The layers, each a module whose dependencies point down the data flow: the compiler
+        // rejects an import the other way (Tests/E2E/test_layers.py shows it).
+        // Plain values every layer shares: geometry, events, keys, clock, random, colour, log.
+        .target(
+            name: "KioskCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Sources/KioskCore"
+        ),
+        // Drawing: pixman canvases and regions, fcft text, PNG.
+        .target(
+            name: "KioskRender",
+            dependencies: ["KioskCore", "CPixman", "CFcft", "CPNG"],
+            path: "Sources/KioskRender"
+        ),
+        // The toolkit: views, touches, gesture recognizers, animation, controls.
+        .target(
+            name: "KioskUI",
+            dependencies: ["KioskCore", "KioskRender"],
+            path: "Sources/KioskUI"
+        ),
+        // One folder per scene: a pure model and its views.
+        .target(
+            name: "KioskScenes",
+            dependencies: ["KioskCore", "KioskRender", "KioskUI"],
+            path: "Sources/KioskScenes"
+        ),
+        // Wayland: the only importer of CWayland and xkbcommon. Buffers are KioskRender images.
+        .target(
+            name: "KioskPlatform",
+            dependencies: ["KioskCore", "KioskRender", "CWayland", "CXKBCommon", "CPixman"],
+            path: "Sources/KioskPlatform"
+        ),
+        // The app: shell, settings, state, lifecycle, CLI; wires the layers together.
         .executableTarget(
             name: "Kiosk",
             dependencies: [
-                "CWayland", "CXKBCommon", "CPixman", "CFcft", "CPNG",
+                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -37,7 +70,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskTests",
-            dependencies: ["Kiosk"],
+            dependencies: ["Kiosk", "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform"],
             path: "Tests/KioskTests",
             exclude: ["Golden"]
         ),

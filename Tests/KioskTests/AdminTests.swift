@@ -1,5 +1,10 @@
 import Testing
 @testable import Kiosk
+@testable import KioskCore
+@testable import KioskRender
+@testable import KioskUI
+@testable import KioskScenes
+@testable import KioskPlatform
 
 @Suite struct AdminGestureTests {
     /// Three fingers in the top-left corner of a 1280×800 screen (96 dpi: 40 mm ≈ 151 pt).

@@ -3,6 +3,11 @@ import Testing
 import Glibc
 #endif
 @testable import Kiosk
+@testable import KioskCore
+@testable import KioskRender
+@testable import KioskUI
+@testable import KioskScenes
+@testable import KioskPlatform
 
 /// A full-screen target view carrying the recognizers under test.
 private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingView) {

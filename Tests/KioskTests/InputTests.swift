@@ -1,6 +1,11 @@
 import Logging
 import Testing
 @testable import Kiosk
+@testable import KioskCore
+@testable import KioskRender
+@testable import KioskUI
+@testable import KioskScenes
+@testable import KioskPlatform
 
 @Suite struct TouchAccumulatorTests {
     @Test func aFrameCommitsABatch() {

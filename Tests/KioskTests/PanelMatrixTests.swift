@@ -1,5 +1,10 @@
 import Testing
 @testable import Kiosk
+@testable import KioskCore
+@testable import KioskRender
+@testable import KioskUI
+@testable import KioskScenes
+@testable import KioskPlatform
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,7 +64,7 @@ import Glibc
         var showsBar: Bool { !shell.showingScreensaver && shell.overlay == nil }
 
         /// What is shown on top: a modal panel's subtree if one is open, else the whole root.
-        var top: View { root.subviews.last(where: { $0 is Kiosk.Panel && !$0.isHidden }) ?? root }
+        var top: View { root.subviews.last(where: { $0 is KioskUI.Panel && !$0.isHidden }) ?? root }
 
         /// Visible views under `v` (itself excluded), with their frames in root coordinates.
         func visible(under v: View) -> [(view: View, frame: Rect)] {

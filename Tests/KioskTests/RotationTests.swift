@@ -1,5 +1,10 @@
 import Testing
 @testable import Kiosk
+@testable import KioskCore
+@testable import KioskRender
+@testable import KioskUI
+@testable import KioskScenes
+@testable import KioskPlatform
 
 @Suite struct AppRotationTests {
     /// The board laid out 400×300 and drawn straight, and the same board drawn through each

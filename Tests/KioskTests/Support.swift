@@ -1,5 +1,10 @@
 import Testing
 @testable import Kiosk
+@testable import KioskCore
+@testable import KioskRender
+@testable import KioskUI
+@testable import KioskScenes
+@testable import KioskPlatform
 
 /// The repository root, found from this file's path (tests read sources and scripts there).
 let repositoryRoot: String = {

@@ -1,5 +1,10 @@
 import Testing
 @testable import Kiosk
+@testable import KioskCore
+@testable import KioskRender
+@testable import KioskUI
+@testable import KioskScenes
+@testable import KioskPlatform
 
 /// The touch-pattern widgets of the Touch test scene, driven with scripted touches.
 @Suite struct TouchTestWidgetTests {

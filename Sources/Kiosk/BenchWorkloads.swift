@@ -1,0 +1,79 @@
+import KioskCore
+import KioskRender
+import KioskUI
+import KioskScenes
+import KioskPlatform
+
+/// Synthetic scenes for `kiosk bench`: the toolkit's costs, measured headless.
+enum BenchWorkloads {
+    static let names = ["labels", "drag", "soak"]
+
+    /// `count` translucent labels (~200×60, alpha 0.75) falling at different speeds.
+    final class FallingLabels: ViewScene {
+        private let count: Int
+        private var rng = SplitMix64(seed: 42)
+        private var speeds: [Double] = []
+        private var last: Double?
+
+        init(count: Int, fonts: FontCache) {
+            self.count = count
+            super.init(name: "labels", fonts: fonts)
+        }
+        override func build(in root: RootView) {
+            root.backgroundColor = Color(rgb: 0x101418)
+            let words = ["Peace", "Love", "Groovy", "Music", "Peace Love", "Groovy Music"]
+            for i in 0..<count {
+                let l = Label(frame: Rect(x: 0, y: 0, width: 200, height: 60))
+                l.text = words[i % words.count]
+                l.fontSize = 30
+                l.alignment = .center
+                l.textColor = Color(rgb: 0x9c27b0)
+                l.alpha = 0.75
+                l.isUserInteractionEnabled = false
+                root.addSubview(l)
+                speeds.append(60 + rng.next(below: 240))
+            }
+        }
+        override func layout(root: RootView) {
+            let size = root.bounds.size
+            for l in root.subviews {
+                l.center = Point(x: rng.next(below: size.width), y: rng.next(below: size.height + 120) - 60)
+            }
+        }
+        override func advance(to time: Double) {
+            let dt = last.map { time - $0 } ?? 0
+            last = time
+            let h = root.bounds.height
+            for (i, l) in root.subviews.enumerated() {
+                var c = l.center
+                c.y += speeds[i] * dt
+                if c.y > h + 30 { c.y -= h + 60 }
+                l.center = c
+            }
+            super.advance(to: time)
+        }
+        override var isAnimating: Bool { true }
+    }
+
+    /// One small view that a finger drags around.
+    final class Drag: ViewScene {
+        let square = View(frame: Rect(x: 0, y: 0, width: 50, height: 50))
+        private var grab: Point?
+        init(fonts: FontCache) { super.init(name: "drag", fonts: fonts) }
+        override func build(in root: RootView) {
+            root.backgroundColor = Color(rgb: 0x101418)
+            square.backgroundColor = Color(rgb: 0x4fc3f7)
+            square.cornerRadius = 8
+            root.addSubview(square)
+            let pan = PanGestureRecognizer { [unowned self] r in
+                let pan = r as! PanGestureRecognizer
+                let t = pan.translation(in: nil)
+                square.center = square.center + t
+                pan.setTranslation(.zero, in: nil)
+            }
+            pan.minimumDistance = .points(0)
+            square.addGestureRecognizer(pan)
+        }
+        override func layout(root: RootView) { square.center = Point(x: root.bounds.midX, y: root.bounds.midY) }
+    }
+}

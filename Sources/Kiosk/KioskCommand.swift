@@ -1,0 +1,272 @@
+import ArgumentParser
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+import KioskCore
+import KioskRender
+import KioskUI
+import KioskScenes
+import KioskPlatform
+
+/// The one place the version is written: `kiosk --version`, the Debian package and its
+/// changelog (made by `make deb`) all take it from here.
+let kioskVersion = "0.2.0"
+
+@main
+struct KioskCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kiosk",
+        abstract: "A fullscreen touchscreen kiosk for Wayland.",
+        version: kioskVersion,
+        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self, Icon.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// Exit with one clear line: the kiosk's contract for fatal errors.
+func fail(_ log: Logger, _ message: String) -> ExitCode {
+    log.error("\(message)")
+    return ExitCode(1)
+}
+
+extension KioskCommand {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run the kiosk in the current Wayland session (the default).")
+
+        @Option(help: "The scene to start with (\(SceneCatalog.names.joined(separator: ", "))); default: the one shown at the last shutdown, else touch.")
+        var scene: String?
+
+        @Option(help: "Seconds without input before the screensaver starts; 0 never (default: settings, else 120).")
+        var idleTimeout: Double?
+
+        @Option(help: "Settings file (default: $XDG_CONFIG_HOME/kiosk/kiosk.toml, else /etc/kiosk/kiosk.toml).")
+        var config: String?
+
+        @Flag(help: "Start in screensaver mode.")
+        var screensaver = false
+
+        @Option(help: "Rotate the UI clockwise by 0, 90, 180 or 270 degrees (for compositors that cannot rotate the output).")
+        var rotate: Int?
+
+        @Flag(name: .shortAndLong, help: "Log input, configures and frame timing.")
+        var verbose = false
+
+        func run() throws {
+            let start = EventLoop.monotonicNS()
+            let log = makeLogger(verbose: verbose)
+            do {
+                if let t = idleTimeout, !(t >= 0 && t.isFinite) { throw fail(log, "--idle-timeout \(t): expected 0 (never) or more seconds") }
+                if let r = rotate, ![0, 90, 180, 270].contains(r) { throw fail(log, "--rotate \(r): expected 0, 90, 180 or 270") }
+                let overrides = Overrides(scene: scene, idleTimeout: idleTimeout, rotate: rotate.map { $0 / 90 })
+                let app = try Application(configPath: config, overrides: overrides, startInScreensaver: screensaver, log: log, startNS: start)
+                let code = try app.run()
+                if code != 0 { throw ExitCode(code) }
+            } catch let e as PlatformError {
+                throw fail(log, e.description)
+            }
+        }
+    }
+
+    /// What every headless command needs: a scene at a size and scale.
+    struct HeadlessOptions: ParsableArguments {
+        @Option(help: "The scene (\(SceneCatalog.names.joined(separator: ", "))).")
+        var scene: String = SceneCatalog.defaultName
+        @Option(help: "Logical size, e.g. 1920x1080 or 1080x1920.")
+        var size: String = "1920x1080"
+        @Option(help: "Integer device scale (HiDPI), 1 to 4.")
+        var scale: Int = 1
+        @Option(help: "Buffer turned 0, 90, 180 or 270 degrees, as on a rotated output (the scene keeps --size).")
+        var bufferRotate: Int = 0
+
+        /// A renderer for the scene (or for `workload`, a bench-only scene built with the
+        /// fonts given), or an exit with one clear line naming the bad option.
+        func makeRenderer(log: Logger, workload: ((FontCache) -> Scene?)? = nil, sceneBar: Bool = false) throws -> HeadlessRenderer {
+            guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
+            guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
+            guard [0, 90, 180, 270].contains(bufferRotate) else { throw fail(log, "--buffer-rotate \(bufferRotate): expected 0, 90, 180 or 270") }
+            let fonts = FontCache(report: { log.warning("\($0)") })
+            guard var s = workload?(fonts) ?? SceneCatalog.make(scene, fonts: fonts) else {
+                throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
+            }
+            if sceneBar {
+                // The kiosk as a visitor sees it with the default settings: the scene in the shell,
+                // under the scene bar.
+                guard SceneCatalog.publicScenes.contains(scene) else {
+                    throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.publicScenes.joined(separator: ", ")))")
+                }
+                s = Shell(names: SceneCatalog.publicScenes, start: scene, fonts: fonts, scheduler: ManualScheduler(), idleTimeout: 0) {
+                    SceneCatalog.make($0, fonts: fonts)!
+                }
+            }
+            do {
+                return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale), bufferRotation: bufferRotate / 90)
+            } catch {
+                throw fail(log, "\(error)")
+            }
+        }
+    }
+
+    struct Snapshot: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Render a scene to a PNG file without a compositor.")
+
+        @OptionGroup var options: HeadlessOptions
+        @Option(help: "Seconds of simulated time to run before the snapshot.")
+        var at: Double = 0
+        @Option(help: "Where to write the PNG.")
+        var out: String
+        @Flag(help: "Show the scene in the shell, under the scene bar, as the kiosk shows it by default.")
+        var sceneBar = false
+
+        func run() throws {
+            let log = makeLogger(verbose: false)
+            guard at >= 0, at <= 3600 else { throw fail(log, "--at \(at): expected 0 to 3600 seconds") }
+            let r = try options.makeRenderer(log: log, sceneBar: sceneBar)
+            r.run(until: at)
+            do { try PNG.write(r.image, path: out) } catch { throw fail(log, "\(error)") }
+        }
+    }
+
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Measure headless frame times for a scene.")
+
+        @OptionGroup var options: HeadlessOptions
+        @Option(help: "Frames to measure.")
+        var frames: Int = 600
+        @Option(help: "Touch scene: fingers moving at once (0: idle). labels: how many labels.")
+        var items: Int = 1
+        @Option(help: "How labels draw text: glyphs (from fcft's cache) or layer (cached images).")
+        var text: String = "glyphs"
+        @Option(help: "soak: simulated seconds of visitors and idle screensaver (RSS and open files at the end).")
+        var seconds: Double = 600
+
+        func run() throws {
+            let log = makeLogger(verbose: false)
+            guard frames > 0, frames <= 1_000_000, items >= 0, items <= 100_000 else { throw fail(log, "--frames must be 1…1000000 and --items 0…100000") }
+            if options.scene == "soak" {
+                guard seconds > 0, seconds <= 7 * 86_400, let size = parseSize(options.size) else { throw fail(log, "--seconds must be 1…604800 and --size WxH") }
+                let report = try runSoak(seconds: seconds, size: size, warmup: min(1800, seconds / 2))
+                print("soak at \(options.size): the shell with every scene, visitors and idle screensaver")
+                print(report.text)
+                // Unattended for months: memory that keeps growing or files left open is a leak.
+                if report.growthKiB >= 1024 || report.fdsAtEnd != report.fdsAtStart {
+                    throw fail(log, "soak: resident memory grew \(report.growthKiB) KiB after the warm-up (limit 1023) or open files went \(report.fdsAtStart) → \(report.fdsAtEnd)")
+                }
+                return
+            }
+            switch text {
+            case "glyphs": Label.rendering = .glyphs
+            case "layer": Label.rendering = .layer
+            default: throw fail(log, "--text '\(text)': expected glyphs or layer")
+            }
+            let items = self.items
+            let r = try options.makeRenderer(log: log, workload: { fonts in
+                switch options.scene {
+                case "labels": return BenchWorkloads.FallingLabels(count: items, fonts: fonts)
+                case "drag": return BenchWorkloads.Drag(fonts: fonts)
+                case "words" where items > 0:
+                    // Spawn often enough that about `items` labels are falling at any time.
+                    var c = FallingWordsConfig()
+                    let fall = (Double(parseSize(options.size)?.height ?? 1080) + 1.5 * c.baseSize.height) / c.speed
+                    c.interval = fall / Double(items)
+                    return FallingWordsScene(fonts: fonts, config: c)
+                default: return nil
+                }
+            })
+            let result: BenchResult
+            switch options.scene {
+            case "labels":
+                result = runIdleBench(renderer: r, frames: frames)
+                print("workload labels at \(options.size) scale \(options.scale), \(items) labels, text as \(text)")
+            case "words" where items > 0:
+                r.run(until: 20) // fill the screen first
+                result = runIdleBench(renderer: r, frames: frames)
+                print("scene words at \(options.size) scale \(options.scale), \((r.stage.scene as? FallingWordsScene)?.labelCount ?? 0) labels falling")
+            case "drag":
+                result = runTouchBench(renderer: r, frames: frames, fingers: 1, path: .dragFromCentre)
+                print("workload drag at \(options.size) scale \(options.scale), one finger dragging a 50×50 view")
+            default:
+                result = items == 0 ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: min(items, 10))
+                print("scene \(r.stage.scene.name) at \(options.size) scale \(options.scale), \(items) moving finger\(items == 1 ? "" : "s")")
+            }
+            print(result.report)
+            print("peak RSS:      \(peakRSSKiB() / 1024) MiB")
+        }
+    }
+}
+
+extension KioskCommand {
+    struct CheckConfig: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check-config",
+            abstract: "Check a settings file: print every problem as file:line:col: message, exit 1 if any.")
+
+        @Argument(help: "The file (default: the one Kiosk would read).")
+        var file: String?
+
+        func run() throws {
+            guard let path = file ?? Settings.defaultPath() else {
+                print("no settings file (looked for $XDG_CONFIG_HOME/kiosk/kiosk.toml and /etc/kiosk/kiosk.toml): defaults apply")
+                return
+            }
+            let (_, problems) = Settings.load(path: path)
+            for p in problems { print(p) }
+            if !problems.isEmpty { throw ExitCode(1) }
+            print("\(path): ok")
+        }
+    }
+}
+
+extension KioskCommand {
+    /// For packaging (`make deb`): the icon drawn from the lander's rocket.
+    struct Icon: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write Kiosk's icon as a PNG of a given size, or as SVG.",
+                                                        shouldDisplay: false)
+        @Option(help: "Pixels a side (PNG).")
+        var size: Int = 48
+        @Flag(help: "Write SVG instead of PNG.")
+        var svg = false
+        @Option(help: "Where to write it.")
+        var out: String
+
+        func run() throws {
+            let log = makeLogger(verbose: false)
+            if svg {
+                guard let f = fopen(out, "w") else { throw fail(log, "\(out): cannot write: \(String(cString: strerror(errno)))") }
+                fputs(AppIcon.svg(), f)
+                fclose(f)
+                return
+            }
+            guard (16...1024).contains(size), let img = AppIcon.image(size: size) else { throw fail(log, "--size \(size): expected 16 to 1024") }
+            do { try PNG.write(img, path: out) } catch { throw fail(log, "\(error)") }
+        }
+    }
+}
+
+/// Command-line settings for one run; they win over the settings file.
+struct Overrides {
+    var scene: String?
+    var idleTimeout: Double?
+    var rotate: Int?
+    func apply(to s: inout Settings) {
+        if let t = idleTimeout { s.idleTimeout = t }
+        if let r = rotate { s.rotate = r }
+    }
+}
+
+/// Peak resident set size of this process in KiB (VmHWM from /proc/self/status).
+func peakRSSKiB() -> Int { procStatusKiB("VmHWM:") }
+
+/// A `field:` of /proc/self/status in KiB (0 if it cannot be read).
+func procStatusKiB(_ field: String) -> Int {
+    guard let f = fopen("/proc/self/status", "r") else { return 0 }
+    defer { fclose(f) }
+    var line = [CChar](repeating: 0, count: 256)
+    while fgets(&line, 256, f) != nil {
+        let s = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if s.hasPrefix(field) {
+            return Int(s.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? 0
+        }
+    }
+    return 0
+}

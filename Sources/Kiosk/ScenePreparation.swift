@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KioskCore
+import KioskRender
+import KioskUI
+import KioskScenes
+import KioskPlatform
+
+/// Builds and lays out the first scene on a helper thread while the main thread sets up the
+/// window and pre-faults its first buffer.
+///
+/// Both jobs are slow and independent: fontconfig's initialisation plus opening fonts and shaping
+/// the scene's text take ~10 ms, touching a fresh 1920×1080 shm buffer ~7 ms. On a kiosk's two or
+/// more cores they overlap, which is most of the difference between a ~35 ms and a ~20 ms first
+/// frame. The thread exits as soon as it is done: an idle kiosk still runs one thread.
+///
+/// `@unchecked Sendable`: the scene and font cache are created on the helper thread and touched
+/// by the main thread only after `join()`, which orders every write before every read.
+final class ScenePreparation: @unchecked Sendable {
+    private let makeScene: (FontCache) -> Scene
+    private let info: DisplayInfo?
+    private let log: Logger
+    private var thread = pthread_t()
+    private var started = false
+    private var result: (Scene, FontCache)?
+
+    /// `makeScene` runs on the helper thread; what it captures (scheduler, store) is only stored
+    /// by the scene there and first used on the main thread after `join()`.
+    init(info: DisplayInfo?, log: Logger, makeScene: @escaping (FontCache) -> Scene) {
+        self.makeScene = makeScene
+        self.info = info
+        self.log = log
+    }
+
+    /// The display the scene was laid out for, if it was.
+    var preparedInfo: DisplayInfo? { info }
+
+    func start() {
+        let arg = Unmanaged.passRetained(self).toOpaque()
+        started = pthread_create(&thread, nil, { arg in
+            let prep = Unmanaged<ScenePreparation>.fromOpaque(arg!).takeRetainedValue()
+            prep.run()
+            return nil
+        }, arg) == 0
+        if !started {
+            Unmanaged<ScenePreparation>.fromOpaque(arg).release()
+            log.debug("startup: no helper thread; preparing the scene inline")
+        }
+    }
+
+    private func run() {
+        let log = self.log
+        let fonts = FontCache(report: { log.warning("\($0)") })
+        let scene = makeScene(fonts)
+        if let info {
+            scene.layout(info)
+            scene.prepareContent()
+        }
+        result = (scene, fonts)
+    }
+
+    /// Waits for the helper (or does the work now if it never started) and hands over its result.
+    func join() -> (scene: Scene, fonts: FontCache) {
+        if started {
+            pthread_join(thread, nil)
+            started = false
+        }
+        if result == nil { run() }
+        return result!
+    }
+}
+
+import Logging

@@ -1,0 +1,222 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KioskCore
+import KioskRender
+import KioskUI
+import KioskScenes
+import KioskPlatform
+
+/// What the operator configures in `kiosk.toml` (what NSUserDefaults was in the original).
+/// Every value has a default; a bad value is reported and replaced by its default, an unreadable
+/// or unparsable file leaves every default in place — never a crash, never a blank screen.
+struct Settings: Equatable {
+    // [shell]
+    var scenes = SceneCatalog.publicScenes
+    var start = SceneCatalog.defaultName
+    var idleTimeout = 120.0
+    var blankDelay = 0.0
+    var rotate = 0
+    var sceneBar = true
+    var theme: String?
+    var stats = false
+    // [words]
+    var words = FallingWordsConfig()
+    // [lander]
+    var padSide = LanderScene.Side.right
+    // [admin]
+    /// Where three fingers held for `AdminGesture.hold` seconds open the settings panel; nil: off.
+    var adminCorner: AdminCorner? = .topLeft
+    /// Digits asked for before the panel opens; nil: none.
+    var adminPIN: String?
+    /// The corner the admin gesture listens in: only with a PIN. Without one, any visitor who
+    /// held three fingers in the corner for 3 s would get the kiosk's settings.
+    var adminGesture: AdminCorner? { adminPIN == nil ? nil : adminCorner }
+
+    enum AdminCorner: String, CaseIterable, Equatable {
+        case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right"
+    }
+
+    /// One problem in a settings file, as `file:line:col: message`.
+    struct Problem: Equatable, CustomStringConvertible {
+        var file: String
+        var line: Int
+        var column: Int
+        var message: String
+        /// The file could not be used at all (as opposed to one value in it).
+        var wholeFile = false
+        var description: String { "\(file):\(line):\(column): \(message)" }
+    }
+
+    /// Where settings are read from: `--config`, else `$XDG_CONFIG_HOME/kiosk/kiosk.toml`
+    /// (default `~/.config`), else `/etc/kiosk/kiosk.toml`; nil means defaults only.
+    static func defaultPath() -> String? {
+        candidatePaths().first { access($0, F_OK) == 0 }
+    }
+    /// Where a settings file is looked for, in order (without `--config`).
+    static func candidatePaths() -> [String] {
+        let env = { (n: String) -> String? in getenv(n).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        let user = (env("XDG_CONFIG_HOME") ?? (env("HOME").map { $0 + "/.config" } ?? "")) + "/kiosk/kiosk.toml"
+        return [user, "/etc/kiosk/kiosk.toml"]
+    }
+
+    /// Reads `path`; problems are returned (each one line), defaults fill every gap. Only a
+    /// regular file is read (a FIFO or device would block the kiosk), at most `TOML.Limits`'s size.
+    static func load(path: String) -> (Settings, [Problem]) {
+        let (s, problems) = read(path: path)
+        return (s ?? Settings(), problems)
+    }
+
+    /// Like `load`, but nil when the file as a whole was refused (unreadable, not a file, too
+    /// large, not TOML): a running kiosk then keeps the settings it has.
+    static func read(path: String) -> (Settings?, [Problem]) {
+        switch readRegularFile(path, limit: TOML.Limits().maxBytes) {
+        case .success(let bytes):
+            let (s, problems) = parse(bytes, file: path)
+            return (problems.contains { $0.wholeFile } ? nil : s, problems)
+        case .failure(let why):
+            return (nil, [Problem(file: path, line: 1, column: 1, message: why.description, wholeFile: true)])
+        }
+    }
+
+    static func parse(_ text: String, file: String) -> (Settings, [Problem]) { parse(Array(text.utf8), file: file) }
+
+    static func parse(_ bytes: [UInt8], file: String) -> (Settings, [Problem]) {
+        var s = Settings()
+        var problems: [Problem] = []
+        let table: TOML.Table
+        do {
+            table = try TOML.parse(bytes)
+        } catch {
+            return (s, [Problem(file: file, line: error.position.line, column: error.position.column, message: error.message, wholeFile: true)])
+        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            problems.append(Problem(file: file, line: 1, column: 1, message: "the file starts with a byte order mark, which is ignored"))
+        }
+        func problem(_ node: TOML.Node, _ message: String) {
+            // Unknown names point at the name; bad values at the value.
+            let p = message.hasPrefix("unknown") ? node.keyPosition : node.position
+            problems.append(Problem(file: file, line: p.line, column: p.column, message: message))
+        }
+        let known: [String: Set<String>] = [
+            "shell": ["scenes", "start", "idle_timeout", "blank_delay", "rotate", "scene_bar", "theme", "stats"],
+            "words": ["phrases", "speed", "interval", "color"],
+            "lander": ["pad"],
+            "admin": ["gesture", "pin"],
+        ]
+        for key in table.keys {
+            let node = table[key]!
+            guard let keys = known[key] else { problem(node, "unknown section or setting '\(key)'"); continue }
+            guard let sub = node.table else { problem(node, "'\(key)' must be a section ([\(key)])"); continue }
+            for k in sub.keys where !keys.contains(k) { problem(sub[k]!, "unknown setting '\(key).\(k)'") }
+        }
+
+        if let sh = table["shell"]?.table {
+            if let v = sh["scenes"] {
+                let names = v.array.map { $0.compactMap { $0.string } } ?? []
+                let valid = names.compactMap { SceneCatalog.canonicalName($0) }.filter { SceneCatalog.publicScenes.contains($0) }
+                if v.array == nil || valid.isEmpty || valid.count != names.count || names.count != v.array!.count {
+                    problem(v, "scenes must list some of \(SceneCatalog.publicScenes.joined(separator: ", ")); using all")
+                } else { s.scenes = valid }
+            }
+            if let v = sh["start"] {
+                if let n = v.string.flatMap(SceneCatalog.canonicalName), SceneCatalog.publicScenes.contains(n) { s.start = n }
+                else { problem(v, "start must be one of \(SceneCatalog.publicScenes.joined(separator: ", ")); using \(s.start)") }
+            }
+            number(sh, "idle_timeout", 0...86_400, &s.idleTimeout, problem)
+            number(sh, "blank_delay", 0...86_400, &s.blankDelay, problem)
+            if let v = sh["rotate"] {
+                if let r = v.int, [0, 90, 180, 270].contains(r) { s.rotate = r / 90 }
+                else { problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
+            }
+            flag(sh, "scene_bar", &s.sceneBar, problem)
+            flag(sh, "stats", &s.stats, problem)
+            if let v = sh["theme"] {
+                if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }
+            }
+        }
+        if let w = table["words"]?.table {
+            if let v = w["phrases"] {
+                if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count { s.words.phrases = list }
+                else { problem(v, "phrases must be a list of strings; using the default") }
+            }
+            number(w, "speed", 5...5000, &s.words.speed, problem)
+            number(w, "interval", 0.05...60, &s.words.interval, problem)
+            if let v = w["color"] {
+                if let c = v.string.flatMap(Settings.color) { s.words.color = c }
+                else { problem(v, "color must look like \"#8e24aa\"; using the default") }
+            }
+        }
+        if let l = table["lander"]?.table, let v = l["pad"] {
+            switch v.string {
+            case "left": s.padSide = .left
+            case "right": s.padSide = .right
+            default: problem(v, "pad must be \"left\" or \"right\"; using right")
+            }
+        }
+        if let a = table["admin"]?.table {
+            if let v = a["gesture"] {
+                if v.string == "off" { s.adminCorner = nil }
+                else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
+                else { problem(v, "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
+            }
+            if let v = a["gesture"], v.string != "off", a["pin"] == nil {
+                problem(v, "the admin gesture needs a pin (4 to 8 digits): it is off until one is set")
+            }
+            if let v = a["pin"] {
+                if let p = v.string, p.isEmpty || (4...8).contains(p.count) && p.allSatisfy({ $0.isASCII && $0.isNumber }) { s.adminPIN = p.isEmpty ? nil : p }
+                else {
+                    // A PIN that cannot be typed would lock the operator out; no PIN would open
+                    // the panel to anyone. Refusing the gesture is the safe fallback.
+                    s.adminCorner = nil
+                    problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
+                }
+            }
+        }
+        return (s, problems)
+    }
+
+    private static func number(_ t: TOML.Table, _ key: String, _ range: ClosedRange<Double>, _ out: inout Double,
+                               _ problem: (TOML.Node, String) -> Void) {
+        guard let v = t[key] else { return }
+        let d = v.double ?? v.int.map(Double.init)
+        if let d, range.contains(d) { out = d } else {
+            problem(v, "\(key) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(out))")
+        }
+    }
+    private static func flag(_ t: TOML.Table, _ key: String, _ out: inout Bool, _ problem: (TOML.Node, String) -> Void) {
+        guard let v = t[key] else { return }
+        if let b = v.bool { out = b } else { problem(v, "\(key) must be true or false; using \(out)") }
+    }
+
+    /// "#rrggbb" (or "rrggbb") → Color.
+    static func color(_ s: String) -> Color? {
+        let hex = s.hasPrefix("#") ? String(s.dropFirst()) : s
+        guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
+        return Color(rgb: v)
+    }
+}
+
+/// What the admin panel changed: kept in the state store (the operator's settings file is never
+/// rewritten) and applied over the file, under the command line. "Use file settings" clears it.
+struct PanelSettings: Codable, Equatable {
+    var speed: Double?
+    var padLeft: Bool?
+    var idleTimeout: Double?
+    var rotate: Int?
+
+    var isEmpty: Bool { self == PanelSettings() }
+
+    /// These values, with `newer`'s wherever it has one.
+    func merged(with newer: PanelSettings) -> PanelSettings {
+        PanelSettings(speed: newer.speed ?? speed, padLeft: newer.padLeft ?? padLeft,
+                      idleTimeout: newer.idleTimeout ?? idleTimeout, rotate: newer.rotate ?? rotate)
+    }
+
+    func apply(to s: inout Settings) {
+        if let v = speed, (5...5000).contains(v) { s.words.speed = v }
+        if let v = padLeft { s.padSide = v ? .left : .right }
+        if let v = idleTimeout, (0...86_400).contains(v) { s.idleTimeout = v }
+        if let v = rotate, (0...3).contains(v) { s.rotate = v }
+    }
+}

@@ -1,0 +1,226 @@
+import KioskCore
+import KioskRender
+import KioskUI
+import KioskScenes
+import KioskPlatform
+
+/// Hosts one scene at one display size and turns its invalidations into pixel damage.
+/// The same object drives the live window and headless renders, so both draw identically.
+///
+/// App rotation (for compositors that cannot rotate their output): with `rotation` quarter
+/// turns clockwise, the scene is laid out in the rotated size, drawn into an offscreen layer
+/// (only what changed), and that layer is composited rotated into the buffer; `toScene` maps
+/// touch coordinates back.
+final class Stage {
+    let scene: Scene
+    /// The screen as the window has it (buffer orientation).
+    private(set) var windowInfo: DisplayInfo
+    /// Quarter turns clockwise, 0...3.
+    private(set) var rotation: Int
+    /// The screen as the scene sees it (rotated), less the stats overlay when it is shown.
+    var info: DisplayInfo {
+        var i = Stage.rotated(windowInfo, rotation)
+        if showsStats { i.safeAreaInsets = Stage.insets(covering: statsRectInScene, in: i.size) }
+        return i
+    }
+
+    /// Insets that keep a scene of `size` clear of `r`, a strip along one edge: that edge's.
+    static func insets(covering r: Rect, in size: Size, margin: Double = 6) -> EdgeInsets {
+        let gaps = [r.minY, size.height - r.maxY, r.minX, size.width - r.maxX]
+        switch gaps.firstIndex(of: gaps.min()!)! {
+        case 0: return EdgeInsets(top: r.maxY + margin)
+        case 1: return EdgeInsets(bottom: size.height - r.minY + margin)
+        case 2: return EdgeInsets(left: r.maxX + margin)
+        default: return EdgeInsets(right: size.width - r.minX + margin)
+        }
+    }
+
+    /// `laidOutFor`: the display the scene was already laid out for (by `ScenePreparation`);
+    /// it is laid out again only if that differs.
+    init(scene: Scene, info: DisplayInfo, rotation: Int = 0, laidOutFor prepared: DisplayInfo? = nil) {
+        self.scene = scene
+        windowInfo = info
+        self.rotation = ((rotation % 4) + 4) % 4
+        if prepared != self.info { scene.layout(self.info) }
+    }
+
+    static func rotated(_ i: DisplayInfo, _ r: Int) -> DisplayInfo {
+        guard r % 2 == 1 else { return i }
+        var o = i
+        o.size = Size(width: i.size.height, height: i.size.width)
+        return o
+    }
+
+    /// Quarter turns clockwise from the window (surface) to the buffer: set when the output is
+    /// rotated, so the buffer arrives in the panel's own orientation (`wl_surface.
+    /// set_buffer_transform`) and the compositor need not rotate every frame.
+    private(set) var bufferRotation = 0
+
+    /// The buffer's size in pixels.
+    var pixelSize: PixelSize {
+        let w = Int32((windowInfo.size.width * Double(windowInfo.scale)).rounded())
+        let h = Int32((windowInfo.size.height * Double(windowInfo.scale)).rounded())
+        return bufferRotation % 2 == 1 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+    }
+    private var scenePixelSize: PixelSize {
+        let s = Double(info.scale)
+        return PixelSize(width: Int32((info.size.width * s).rounded()), height: Int32((info.size.height * s).rounded()))
+    }
+    /// Whether the scene is drawn into an offscreen layer and copied turned into the buffer.
+    private var drawsTurned: Bool { (rotation + bufferRotation) % 4 != 0 }
+
+    func relayout(_ newInfo: DisplayInfo) {
+        guard newInfo != windowInfo else { return }
+        windowInfo = newInfo
+        offscreen = nil
+        scene.layout(info)
+    }
+
+    /// The window's buffer now goes `r` quarter turns clockwise from the surface.
+    func setBufferRotation(_ r: Int) {
+        let r = ((r % 4) + 4) % 4
+        guard r != bufferRotation else { return }
+        bufferRotation = r
+        offscreen = nil
+    }
+
+    /// Changes the app rotation live: a relayout in the new size.
+    func setRotation(_ r: Int) {
+        let r = ((r % 4) + 4) % 4
+        guard r != rotation else { return }
+        rotation = r
+        offscreen = nil
+        scene.layout(info)
+    }
+
+    /// `r` quarter turns clockwise into a space `w` × `h` points (the space after turning).
+    static func quarterTurns(_ r: Int, into w: Double, _ h: Double) -> AffineTransform {
+        switch ((r % 4) + 4) % 4 {
+        case 1: return AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: w, ty: 0)
+        case 2: return AffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
+        case 3: return AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: h)
+        default: return .identity
+        }
+    }
+    /// Scene (logical) → window coordinates, in points.
+    var sceneToWindow: AffineTransform { Stage.quarterTurns(rotation, into: windowInfo.size.width, windowInfo.size.height) }
+    /// Scene (logical) → buffer coordinates, in points: the app rotation, then the buffer's.
+    var sceneToBuffer: AffineTransform {
+        let w = windowInfo.size.width, h = windowInfo.size.height
+        let turned = bufferRotation % 2 == 1 ? (h, w) : (w, h)
+        return sceneToWindow.concatenating(Stage.quarterTurns(bufferRotation, into: turned.0, turned.1))
+    }
+    /// Window (surface) coordinates → scene coordinates, for touches and the pointer.
+    func toScene(_ p: Point) -> Point { sceneToWindow.inverted!.apply(p) }
+    func toScene(_ batch: TouchBatch) -> TouchBatch {
+        guard rotation != 0 else { return batch }
+        return TouchBatch(time: batch.time, points: batch.points.map { TouchPoint(id: $0.id, phase: $0.phase, location: toScene($0.location)) })
+    }
+
+    /// The rotated scene's pixels, kept up to date with each frame's damage.
+    private var offscreen: Image?
+    private var offscreenDamage: Region?
+
+    /// Advances the scene to `time` and takes the damage since the last frame (buffer pixels).
+    func takeDamage(at time: Double) -> Region {
+        scene.advance(to: time)
+        let spx = scenePixelSize
+        var damage = scene.invalidation.take(scale: info.scale, bounds: PixelRect(x: 0, y: 0, width: spx.width, height: spx.height))
+        if drawsTurned {
+            if offscreen == nil { damage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height)) }
+            offscreenDamage = damage.copy()
+            let s = Double(windowInfo.scale), t = sceneToBuffer
+            let rotatedRegion = Region(rects: damage.rects.map { r in
+                t.apply(Rect(x: Double(r.x) / s, y: Double(r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s)).pixelBounds(scale: windowInfo.scale)
+            })
+            damage = rotatedRegion
+        }
+        if showsStats || statsWasShown {
+            // The overlay is refreshed only on frames drawn anyway: it never keeps the kiosk awake.
+            if !damage.isEmpty || statsWasShown != showsStats { damage.add(statsRect.pixelBounds(scale: windowInfo.scale)) }
+            if !damage.isEmpty { recordFrame(time: time, damage: damage) }
+            statsWasShown = showsStats
+        }
+        return damage
+    }
+
+    // MARK: Stats overlay
+
+    /// F12 toggles the overlay.
+    static let statsKeysym = Key.f12
+    /// Shown, it takes its strip from the scene's safe area (the scene relayouts around it).
+    var showsStats = false {
+        didSet { if showsStats != oldValue { offscreen = nil; scene.layout(info) } }
+    }
+    private var statsWasShown = false
+    private var statsText = ""
+    private var lastFrameTimes: [Double] = []
+    private var lastDrawDuration = 0.0
+    /// In buffer coordinates (on a rotated output it reads sideways: a diagnostic, kept simple).
+    private var statsRect: Rect { Rect(x: Double(pixelSize.width) / Double(windowInfo.scale) - 430, y: 8, width: 420, height: 34) }
+    /// The overlay in scene coordinates.
+    private var statsRectInScene: Rect { sceneToBuffer.inverted!.apply(statsRect) }
+
+    private func recordFrame(time: Double, damage: Region) {
+        lastFrameTimes.append(time)
+        if lastFrameTimes.count > 30 { lastFrameTimes.removeFirst() }
+        var fps = 0.0
+        if let first = lastFrameTimes.first, let last = lastFrameTimes.last, last > first {
+            fps = Double(lastFrameTimes.count - 1) / (last - first)
+        }
+        let pct = Double(damage.area) / Double(max(1, pixelSize.area)) * 100
+        statsText = "draw \(String(format2: lastDrawDuration * 1000)) ms · damaged \(String(format2: pct))% · \(Int(fps.rounded())) fps"
+    }
+
+    /// Shapes and layers this stage's frames reuse.
+    let cache = RenderCache()
+
+    private func drawRotated(into canvas: Canvas) {
+        let spx = scenePixelSize
+        if offscreen == nil || offscreen!.pixelSize != spx {
+            offscreen = Image(pixelSize: spx, hasAlpha: false, scale: windowInfo.scale)
+            offscreenDamage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height))
+        }
+        guard let off = offscreen else { return }
+        if let d = offscreenDamage, !d.isEmpty {
+            // Only what changed is drawn; the rest of the layer is still current.
+            let c = Canvas(image: off)
+            c.cache = cache
+            c.setClip(d)
+            scene.draw(in: c)
+            c.setClip(nil)
+        }
+        offscreenDamage = nil
+        // Quarter turns map pixel centres onto pixel centres: an exact, unfiltered copy of what
+        // the buffer needs (the canvas is clipped to it).
+        canvas.draw(off, transform: sceneToBuffer, alpha: 1, exact: true)
+    }
+
+    /// Frames drawn and time spent drawing them since the last `takeDrawStats()`.
+    private var drawn = (frames: 0, seconds: 0.0, longest: 0.0)
+    func takeDrawStats() -> (frames: Int, seconds: Double, longest: Double) {
+        defer { drawn = (0, 0, 0) }
+        return drawn
+    }
+
+    /// Fonts for the overlay.
+    var fonts: FontCache?
+
+    func draw(in canvas: Canvas) {
+        let start = MonotonicClock.now()
+        if !drawsTurned {
+            canvas.cache = cache
+            scene.draw(in: canvas)
+        } else {
+            drawRotated(into: canvas)
+        }
+        lastDrawDuration = MonotonicClock.now() - start
+        drawn.frames += 1
+        drawn.seconds += lastDrawDuration
+        drawn.longest = max(drawn.longest, lastDrawDuration)
+        if showsStats, canvas.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: windowInfo.scale) {
+            canvas.fillRoundedRect(statsRect, radius: 8, color: Color.black.withAlpha(0.7))
+            canvas.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color(rgb: 0x81c784))
+        }
+    }
+}

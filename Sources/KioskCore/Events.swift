@@ -1,0 +1,99 @@
+// Plain input and display events that Platform hands upward. Nothing here knows Wayland:
+// layers above Platform (App, UI, Scenes) and the tests build and consume these directly.
+
+/// Phases of one touch point, as in UIKit (`stationary` points are simply absent from a batch).
+public enum TouchPhase: String, Sendable {
+    case began, moved, ended, cancelled
+}
+
+/// One touch point's change within a batch. `location` is in logical surface points.
+public struct TouchPoint: Equatable, Sendable {
+    public var id: Int32
+    public var phase: TouchPhase
+    public var location: Point
+    public init(id: Int32, phase: TouchPhase, location: Point) {
+        self.id = id; self.phase = phase; self.location = location
+    }
+    /// The id of the mouse's left button acting as a finger (touch ids are never negative).
+    public static let pointerID: Int32 = -1
+    public var isPointer: Bool { id == TouchPoint.pointerID }
+}
+
+/// The changes of one `wl_touch.frame` (or one pointer event), applied together.
+/// `time` is the compositor's millisecond timestamp of the newest event in the batch.
+public struct TouchBatch: Equatable, Sendable {
+    public var time: UInt32
+    public var points: [TouchPoint]
+    public init(time: UInt32, points: [TouchPoint]) { self.time = time; self.points = points }
+}
+
+public struct Modifiers: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let shift = Modifiers(rawValue: 1)
+    public static let control = Modifiers(rawValue: 2)
+    public static let alt = Modifiers(rawValue: 4)
+    public static let logo = Modifiers(rawValue: 8)
+}
+
+/// A key press or release after xkbcommon translation.
+public struct KeyEvent: Equatable, Sendable {
+    public var keysym: UInt32
+    /// The text the key produces (may be empty, e.g. for arrows).
+    public var text: String
+    public var pressed: Bool
+    public var isRepeat: Bool
+    public var modifiers: Modifiers
+    public var time: UInt32
+    public init(keysym: UInt32, text: String, pressed: Bool, isRepeat: Bool = false,
+                modifiers: Modifiers = [], time: UInt32 = 0) {
+        self.keysym = keysym; self.text = text; self.pressed = pressed
+        self.isRepeat = isRepeat; self.modifiers = modifiers; self.time = time
+    }
+}
+
+/// What layout needs to know about the screen the kiosk is on.
+public struct DisplayInfo: Equatable, Sendable {
+    /// Logical size of the window, in points.
+    public var size: Size
+    /// Device pixels per point (integer HiDPI).
+    public var scale: Int
+    /// The panel's physical size in millimetres, when the output reports one.
+    public var physicalSize: Size?
+    /// The output's transform in quarter turns (0...3), flipped transforms folded in.
+    public var rotation: Int
+    /// The part of each edge that the shell's own controls (the scene bar) cover, as UIKit's
+    /// safe area: a scene draws its background everywhere but keeps what people read or touch
+    /// inside `safeArea`. Zero from the platform; the shell sets it for the scenes it hosts.
+    public var safeAreaInsets: EdgeInsets = .zero
+    public init(size: Size, scale: Int = 1, physicalSize: Size? = nil, rotation: Int = 0) {
+        self.size = size; self.scale = scale; self.physicalSize = physicalSize; self.rotation = rotation
+    }
+    /// The window's bounds less `safeAreaInsets`.
+    public var safeArea: Rect { Rect(origin: .zero, size: size).inset(by: safeAreaInsets) }
+    public var isPortrait: Bool { size.height > size.width }
+    /// Points per millimetre on the real panel; 96 dpi when the panel's size is unknown.
+    public var pointsPerMillimetre: Double {
+        if let p = physicalSize, p.width > 0, p.height > 0, size.width > 0 {
+            // Physical size is reported in the output's native orientation.
+            let longMM = max(p.width, p.height), longPt = max(size.width, size.height)
+            return longPt / longMM
+        }
+        return 96.0 / 25.4
+    }
+}
+
+/// The output's physical size when it is believable, else nil (and layout assumes 96 dpi).
+///
+/// Outputs lie: weston's headless backend reports its pixel size as millimetres, projectors and
+/// some EDIDs give 0, or only an aspect ratio (16×9 or 160×90 mm). Sizing touch targets from such
+/// a value would make them unusably small or huge, so only sizes between 20 and 1000 dpi that
+/// are not the pixel mode itself are trusted.
+public func plausiblePhysicalSize(mm: Size, mode: PixelSize) -> Size? {
+    guard mm.width >= 20, mm.height >= 20, mode.width > 0, mode.height > 0 else { return nil }
+    if Int(mm.width) == Int(mode.width) && Int(mm.height) == Int(mode.height) { return nil }
+    // Compare the long sides: the physical size is in the panel's native orientation.
+    let dpi = Double(max(mode.width, mode.height)) / (max(mm.width, mm.height) / 25.4)
+    guard (20...1000).contains(dpi) else { return nil }
+    return mm
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KioskCore
+import KioskRender
+
+/// Workarounds for compositor bugs, kept in one place with the evidence for each (foot's
+/// `quirks.c` idea). Each is decided from what the compositor tells us, can be forced on or off
+/// from the environment for tests and diagnosis, and costs nothing where it does not apply.
+/// `../shared/design/compositors.md` has the longer story.
+enum Quirks {
+    /// Whether the window's buffers go out vertically flipped (stored bottom row first, marked
+    /// with a flipped `wl_surface.set_buffer_transform`) so the compositor never scans them out
+    /// directly.
+    ///
+    /// Why: cage 0.1.4 (Debian 12, wlroots 0.15) hands a fullscreen client's buffer straight to
+    /// the output whenever its scale and transform match the output's (cage v0.1.4 output.c:192
+    /// `scan_out_primary_view`; the surface count meant to stop it is dead code, `n++` at :188
+    /// bumps the pointer). Only wlroots's headless backend takes a wl_shm buffer there (its
+    /// `output_commit` accepts any buffer; DRM, Wayland and X11 outputs need a dma-buf or shm
+    /// attributes that a wlr_client_buffer does not give, so on a real panel the attempt fails
+    /// and cage renders normally). While scanned out, wlr_output_damage adds the client's damage
+    /// to the slot of the buffer rendered last (wlroots 0.15.1 types/wlr_output_damage.c:76), which
+    /// that same age-1 buffer then never repaints (:168). As soon as cage renders again — every
+    /// screencopy frame locks scan-out (types/wlr_screencopy_v1.c:446), so every grim or wayvnc
+    /// capture — it shows a stale swapchain buffer: black, or only the last damage. Cage checks
+    /// the transform before it tries (output.c:231), so a buffer whose transform differs from
+    /// the output's is always composited, correctly. A vertical flip costs Kiosk nothing (the
+    /// buffer's pixman image runs bottom-up with a negative stride) and the compositor ~0.7 ns
+    /// a pixel it repaints. sway 1.7 repaints everything when it stops scanning out, so only a
+    /// compositor without a layer shell (cage) on wlroots's headless output gets the flip.
+    ///
+    /// `KIOSK_FLIP_BUFFERS=1` or `=0` forces it either way.
+    static func flipsBuffers(output: Output?, announced: Set<String>) -> Bool {
+        if let forced = environmentFlag("KIOSK_FLIP_BUFFERS") { return forced }
+        guard let output else { return false }
+        let wlrootsHeadless = output.make == "headless" && output.model == "headless"
+        return wlrootsHeadless && !announced.contains("zwlr_layer_shell_v1")
+    }
+
+    /// The wl_output transform for a buffer turned `rotation` (a wl_output transform, 0...3) and
+    /// then, when `flipped`, mirrored top to bottom in memory. Surface point (x, y) of a W×H
+    /// surface lands in the buffer at: 0 → (x, y), 90 → (y, W−x), 180 → (W−x, H−y),
+    /// 270 → (H−y, x); mirroring the buffer's rows turns these into (x, H−y) = FLIPPED_180,
+    /// (y, x) = FLIPPED_90, (W−x, y) = FLIPPED and (H−y, W−x) = FLIPPED_270.
+    static func bufferTransform(rotation: Int32, flipped: Bool) -> Int32 {
+        guard flipped else { return rotation }
+        return [6, 5, 4, 7][Int(rotation & 3)]
+    }
+
+    /// "1"/"on"/"true" → true, "0"/"off"/"false" → false, unset or anything else → nil (automatic).
+    private static func environmentFlag(_ name: String) -> Bool? {
+        guard let raw = getenv(name) else { return nil }
+        switch String(cString: raw).lowercased() {
+        case "1", "on", "true", "yes": return true
+        case "0", "off", "false", "no": return false
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,373 @@
+import CWayland
+import Logging
+import KioskCore
+import KioskRender
+
+/// What the window asks of the layer above it.
+package protocol WindowDelegate: AnyObject {
+    /// The window's logical size, scale or output changed (also the first configure).
+    func window(_ window: Window, didChange info: DisplayInfo)
+    /// A frame is about to be drawn at `time` (monotonic seconds): advance animations and
+    /// return the pixel damage of the new frame (empty: nothing changed, nothing is committed).
+    func windowWillDraw(_ window: Window, time: Double) -> Region
+    /// Draw into `canvas`, which is clipped to what the buffer needs repainted.
+    func window(_ window: Window, draw canvas: Canvas)
+    /// Whether the content wants another frame after this one (an animation is running).
+    func windowWantsAnotherFrame(_ window: Window) -> Bool
+}
+
+/// The kiosk's one fullscreen xdg_toplevel, its buffers and its frame pacing.
+///
+/// Rendering is driven by frame callbacks: a change only sets `needsRedraw`; the event loop
+/// calls `renderIfNeeded()` once per pass, which draws only when the window is configured, no
+/// frame callback is pending (unless an acked configure awaits its commit) and a free buffer
+/// exists. So bursts of input collapse into one frame per refresh, and nothing at all happens
+/// while nothing changes.
+package final class Window {
+    private let display: Display
+    let surface: OpaquePointer
+    private let xdgSurface: OpaquePointer
+    private let toplevel: OpaquePointer
+    private var decoration: OpaquePointer?
+    private var idleInhibitor: OpaquePointer?
+    private var frameCallback: OpaquePointer?
+    private let chain: BufferChain
+    private let log: Logger
+    package weak var delegate: WindowDelegate?
+
+    private(set) var configured = false
+    private(set) var size = Size.zero
+    private(set) var scale = 1
+    private var committedScale: Int32 = 1
+    /// Quarter turns clockwise from surface to buffer: the output's own rotation, so the buffer
+    /// is drawn in the panel's orientation and the compositor shows it without a rotation pass.
+    /// Only while `preRotates` (flipped outputs are always left to the compositor).
+    private(set) package var bufferRotation = 0
+    /// Whether to pre-rotate buffers for a rotated output. The app turns its frames with a
+    /// full copy of what changed, which costs more than the compositor's own rotation (measured
+    /// under weston: 4–8 ms a frame at 1080p), so the owner sets this only when frames are
+    /// copied turned anyway (app rotation): then the two turns fold into one, or cancel out.
+    package var preRotates = false {
+        didSet { if preRotates != oldValue { lastInfo = nil; publishInfo() } }
+    }
+    private var committedTransform: Int32 = 0
+    /// Buffers stored bottom row first, for a compositor that mishandles direct scan-out
+    /// (`Quirks.flipsBuffers`); invisible above Platform.
+    private(set) var flipsBuffers = false
+    /// The wl_output transform (counter-clockwise quarter turns) matching `bufferRotation`.
+    static func wlTransform(bufferRotation r: Int) -> Int32 { Int32((4 - r) % 4) }
+    static func bufferRotation(outputTransform t: Int32) -> Int { t >= 0 && t < 4 ? Int((4 - t) % 4) : 0 }
+    private var pendingSize: (Int32, Int32)?
+    private var enteredOutputs: [OpaquePointer] = []
+    private(set) var needsRedraw = false
+    private(set) package var framesPresented = 0
+    private var lastInfo: DisplayInfo?
+    /// Called once, right after the first buffer is committed.
+    package var onFirstFrame: (() -> Void)?
+
+    package init(display: Display, log: Logger) {
+        self.display = display
+        self.log = log
+        chain = BufferChain(shm: display.shm!, log: log)
+        surface = wl_compositor_create_surface(display.compositor!)
+        xdgSurface = xdg_wm_base_get_xdg_surface(display.wmBase!, surface)
+        toplevel = xdg_surface_get_toplevel(xdgSurface)
+        chain.onRelease = { [weak self] in self?.bufferReleased() }
+        wl_surface_add_listener(surface, Window.surfaceListener, ListenerToken.userData(for: self))
+        xdg_surface_add_listener(xdgSurface, Window.xdgSurfaceListener, ListenerToken.userData(for: self))
+        xdg_toplevel_add_listener(toplevel, Window.toplevelListener, ListenerToken.userData(for: self))
+        xdg_toplevel_set_app_id(toplevel, "kiosk")
+        xdg_toplevel_set_title(toplevel, "Kiosk")
+        if let mgr = display.decorationManager {
+            // Fullscreen needs no decorations; asking for server-side ones stops a compositor
+            // from expecting us to draw a title bar if it ever un-fullscreens the window.
+            decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(mgr, toplevel)
+            zxdg_toplevel_decoration_v1_add_listener(decoration, Window.decorationListener, nil)
+            zxdg_toplevel_decoration_v1_set_mode(decoration, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE.rawValue)
+        }
+        xdg_toplevel_set_fullscreen(toplevel, nil)
+        setIdleInhibited(true)
+        // The initial commit carries no buffer: it asks for the first configure.
+        wl_surface_commit(surface)
+    }
+
+    deinit {
+        if let frameCallback { destroyCallback(frameCallback) }
+        if let idleInhibitor { zwp_idle_inhibitor_v1_destroy(idleInhibitor) }
+        if let decoration { zxdg_toplevel_decoration_v1_destroy(decoration) }
+        let t = xdg_toplevel_get_user_data(toplevel), x = xdg_surface_get_user_data(xdgSurface)
+        let s = wl_surface_get_user_data(surface)
+        xdg_toplevel_destroy(toplevel)
+        xdg_surface_destroy(xdgSurface)
+        wl_surface_destroy(surface)
+        ListenerToken.release(t); ListenerToken.release(x); ListenerToken.release(s)
+        chain.destroyAll()
+        // Keep the connection open until everything above is destroyed.
+        withExtendedLifetime(display) {}
+    }
+
+    /// Creates and pre-faults the buffer for the size the first configure will most likely
+    /// bring (the output's), while the compositor is still answering. Wrong guesses cost nothing
+    /// but memory: a buffer of another size is dropped on first use.
+    package func prepareBuffer(logicalSize: Size, scale: Int) {
+        let w = Int32((logicalSize.width * Double(scale)).rounded()), h = Int32((logicalSize.height * Double(scale)).rounded())
+        // In the panel's orientation, as the frames will be (see `bufferRotation`).
+        let turned = preRotates && Window.bufferRotation(outputTransform: display.expectedOutputTransform) % 2 == 1
+        let px = turned ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+        let flip = Quirks.flipsBuffers(output: display.primaryOutput, announced: display.announced)
+        guard px.width > 0, px.height > 0, let b = try? chain.acquire(size: px, flipped: flip) else { return }
+        b.prefault()
+    }
+
+    /// Keeps the compositor from blanking or locking the screen while set.
+    package func setIdleInhibited(_ on: Bool) {
+        if on, idleInhibitor == nil, let mgr = display.idleInhibitManager {
+            idleInhibitor = zwp_idle_inhibit_manager_v1_create_inhibitor(mgr, surface)
+        } else if !on, let i = idleInhibitor {
+            zwp_idle_inhibitor_v1_destroy(i)
+            idleInhibitor = nil
+        }
+    }
+    var isIdleInhibited: Bool { idleInhibitor != nil }
+
+    /// Asks for a frame; it is drawn on the next loop pass or frame callback.
+    package func setNeedsRedraw() { needsRedraw = true }
+
+    /// The output this window is on (the first it entered, else the primary).
+    private var currentOutput: Output? {
+        for p in enteredOutputs { if let o = display.outputs.values.first(where: { $0.proxy == p }) { return o } }
+        return display.primaryOutput
+    }
+
+    /// Re-derives scale and display info after an output or surface change.
+    package func outputsChanged() {
+        let entered = display.outputs.values.filter { enteredOutputs.contains($0.proxy) }
+        let newScale = Int(entered.map(\.scale).max() ?? currentOutput?.scale ?? 1)
+        if newScale != scale {
+            log.info("buffer scale \(scale) → \(newScale)")
+            scale = max(1, newScale)
+        }
+        publishInfo()
+    }
+
+    private func publishInfo() {
+        guard configured else { return }
+        let o = currentOutput
+        let flip = Quirks.flipsBuffers(output: o, announced: display.announced)
+        if flip != flipsBuffers {
+            flipsBuffers = flip
+            if flip { log.info("buffers go out flipped: this compositor shows a directly scanned-out buffer stale (see Quirks.flipsBuffers)") }
+        }
+        let turns = preRotates ? Window.bufferRotation(outputTransform: o?.transform ?? 0) : 0
+        if turns != bufferRotation { bufferRotation = turns; lastInfo = nil }
+        let fitted = Window.fitting(requestedSize, scale: scale)
+        if fitted != size {
+            if fitted != requestedSize {
+                log.warning("the compositor asked for \(requestedSize) at scale \(scale): using \(fitted), Kiosk's largest buffer (\(Int(Window.maxBufferSide)) pixels a side, \(Int(Window.maxBufferArea / 1e6)) Mpx)")
+            }
+            size = fitted
+        }
+        let info = DisplayInfo(size: size, scale: scale, physicalSize: o?.plausiblePhysicalSize,
+                               rotation: Int((o?.transform ?? 0) % 4))
+        guard info != lastInfo else { return }
+        lastInfo = info
+        delegate?.window(self, didChange: info)
+        needsRedraw = true
+    }
+
+    // MARK: Configure
+
+    private func configure(serial: UInt32) {
+        // Ack first: the next commit must come after the ack of the configure it answers.
+        xdg_surface_ack_configure(xdgSurface, serial)
+        var w = Double(pendingSize?.0 ?? 0), h = Double(pendingSize?.1 ?? 0)
+        pendingSize = nil
+        if w <= 0 || h <= 0 {
+            // 0×0 means "you choose": a kiosk fills the output it is on.
+            if let o = currentOutput, !o.logicalSize.isEmpty {
+                w = o.logicalSize.width; h = o.logicalSize.height
+            } else if requestedSize.isEmpty {
+                log.warning("the compositor gave no size and no output mode: using 1280×800")
+                w = 1280; h = 800
+            } else {
+                w = requestedSize.width; h = requestedSize.height
+            }
+        }
+        let newSize = Size(width: w, height: h)
+        let first = !configured
+        configured = true
+        if newSize != requestedSize || first {
+            if !first { log.info("configure: \(requestedSize) → \(newSize)") }
+            requestedSize = newSize
+        }
+        outputsChanged()
+        // Every configure is answered by a commit, even when nothing changed: the ack alone is
+        // not applied until then (wlroots applies fullscreen and size on that commit).
+        ackedUncommitted = true
+        needsRedraw = true
+    }
+    /// The size the last configure asked for (0×0 resolved), before `fitting` limits it.
+    private var requestedSize = Size.zero
+
+    /// The largest buffer Kiosk allocates: 8192 pixels a side and 8192×4608 in all (151 MB).
+    /// xdg-shell makes a fullscreen configure a maximum, so a larger one (16384×16384 would be
+    /// 1 GiB a buffer, times the chain) gets the largest size of the same shape within it.
+    static let maxBufferSide = 8192.0, maxBufferArea = 8192.0 * 4608
+    static func fitting(_ s: Size, scale: Int) -> Size {
+        let sc = Double(max(1, scale))
+        let w = s.width * sc, h = s.height * sc
+        guard w > 0, h > 0 else { return s }
+        let sided = min(1, maxBufferSide / w, maxBufferSide / h)
+        let f = sided * min(1, (maxBufferArea / (w * h * sided * sided)).squareRoot())
+        guard f < 1 else { return s }
+        return Size(width: max(1, (w * f).rounded(.down)) / sc, height: max(1, (h * f).rounded(.down)) / sc)
+    }
+
+    /// A configure was acked and no commit has carried the ack yet.
+    private var ackedUncommitted = false
+
+    // MARK: Rendering
+
+    private var waitingForBuffer = false
+
+    private func bufferReleased() {
+        if waitingForBuffer { waitingForBuffer = false; needsRedraw = true }
+    }
+
+    /// Draws and commits one frame if one is needed and allowed now.
+    package func renderIfNeeded(time: Double) throws {
+        // An acked configure is answered at once, even while a frame callback is outstanding: a
+        // compositor that is slow with (or withholds) frame callbacks still gets its commit.
+        guard configured, needsRedraw, frameCallback == nil || ackedUncommitted, let delegate else { return }
+        let px = bufferPixelSize
+        guard px.width > 0, px.height > 0 else { return }
+        let flip = flipsBuffers
+        let transform = Quirks.bufferTransform(rotation: Window.wlTransform(bufferRotation: bufferRotation), flipped: flip)
+        // A new size, scale or transform replaces the whole picture (and the first frame is one).
+        let whole = Int32(scale) != committedScale || transform != committedTransform || px != committedSize
+        guard let buffer = try chain.acquire(size: px, flipped: flip) else {
+            // Every buffer is held by the compositor: draw when one comes back. An ack that
+            // changes nothing on screen need not wait for one.
+            waitingForBuffer = true
+            if ackedUncommitted && !whole { commit() }
+            return
+        }
+        needsRedraw = false
+        let damage = delegate.windowWillDraw(self, time: time)
+        let bounds = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
+        damage.intersect(bounds)
+        if damage.isEmpty && !whole {
+            // Nothing visible changed (an animation can be wholly off screen for a moment, a
+            // configure can repeat the size): no buffer, but the ack is committed and the frame
+            // clock keeps ticking while the scene animates.
+            let animating = delegate.windowWantsAnotherFrame(self)
+            if animating { needsRedraw = true }
+            if animating || ackedUncommitted { commit() }
+            return
+        }
+        let paint = damage.copy()
+        paint.add(buffer.missing)
+        paint.intersect(bounds)
+        let canvas = Canvas(target: buffer.image, scale: scale)
+        canvas.setClip(paint)
+        delegate.window(self, draw: canvas)
+        canvas.setClip(nil)
+
+        wl_surface_attach(surface, buffer.proxy, 0, 0)
+        if Int32(scale) != committedScale {
+            wl_surface_set_buffer_scale(surface, Int32(scale))
+            committedScale = Int32(scale)
+        }
+        if transform != committedTransform {
+            wl_surface_set_buffer_transform(surface, transform)
+            committedTransform = transform
+        }
+        committedSize = px
+        let reported = whole ? Region(bounds) : damage
+        // Hundreds of small boxes (falling words) are sent as a few grid-aligned ones; a flipped
+        // buffer's rows are counted from the bottom.
+        for r in reported.coarsened(maxRects: 64).rects {
+            wl_surface_damage_buffer(surface, r.x, flip ? px.height - r.y - r.height : r.y, r.width, r.height)
+        }
+        commit()
+        chain.didPresent(buffer, damage: reported)
+        framesPresented += 1
+        if framesPresented == 1 { onFirstFrame?() }
+        if delegate.windowWantsAnotherFrame(self) { needsRedraw = true }
+    }
+
+    /// The buffer's size in pixels: the window's size at its scale, turned with the buffer.
+    private var bufferPixelSize: PixelSize {
+        let w = Int32((size.width * Double(scale)).rounded()), h = Int32((size.height * Double(scale)).rounded())
+        return bufferRotation % 2 == 1 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+    }
+    /// Size of the buffer committed last (zero before the first).
+    private var committedSize = PixelSize(width: 0, height: 0)
+
+    /// Commits what is pending with a frame callback, unless one is still outstanding.
+    private func commit() {
+        if frameCallback == nil { requestFrameCallback() }
+        wl_surface_commit(surface)
+        ackedUncommitted = false
+    }
+
+    private func requestFrameCallback() {
+        let cb = wl_surface_frame(surface)!
+        wl_callback_add_listener(cb, Window.frameListener, ListenerToken.userData(for: self))
+        frameCallback = cb
+    }
+    private func destroyCallback(_ cb: OpaquePointer) {
+        let data = wl_callback_get_user_data(cb)
+        wl_callback_destroy(cb)
+        ListenerToken.release(data)
+    }
+    private func frameDone() {
+        if let cb = frameCallback { destroyCallback(cb) }
+        frameCallback = nil
+        if !firstFrameShown {
+            // The compositor has repainted with our buffer: the kiosk is on screen and input
+            // can find it (weston picks touch targets from the view list of its last repaint).
+            firstFrameShown = true
+            onFirstFrameShown?()
+        }
+    }
+    private var firstFrameShown = false
+    /// Called once, when the first frame callback completes.
+    package var onFirstFrameShown: (() -> Void)?
+
+    // MARK: Listeners
+
+    nonisolated(unsafe) private static let frameListener = makeListener(wl_callback_listener(
+        done: { data, _, _ in ListenerToken.owner(data, as: Window.self)?.frameDone() }
+    ))
+    nonisolated(unsafe) private static let surfaceListener = makeListener(wl_surface_listener(
+        enter: { data, _, output in
+            guard let w = ListenerToken.owner(data, as: Window.self), let output else { return }
+            w.enteredOutputs.append(output)
+            // Logged because it is the moment the compositor shows the surface (tests wait on it).
+            let name = w.display.outputs.values.first { $0.proxy == output }?.name ?? ""
+            w.log.debug("surface entered output \(name.isEmpty ? "(unnamed)" : name)")
+            w.outputsChanged()
+        },
+        leave: { data, _, output in
+            guard let w = ListenerToken.owner(data, as: Window.self) else { return }
+            w.enteredOutputs.removeAll { $0 == output }
+            w.outputsChanged()
+        }
+    ))
+    nonisolated(unsafe) private static let xdgSurfaceListener = makeListener(xdg_surface_listener(
+        configure: { data, _, serial in ListenerToken.owner(data, as: Window.self)?.configure(serial: serial) }
+    ))
+    nonisolated(unsafe) private static let toplevelListener = makeListener(xdg_toplevel_listener(
+        configure: { data, _, w, h, _ in ListenerToken.owner(data, as: Window.self)?.pendingSize = (w, h) },
+        close: { data, _ in
+            // A kiosk does not close because the compositor asks; the operator stops the service.
+            ListenerToken.owner(data, as: Window.self)?.log.info("the compositor asked the window to close: ignored (kiosk)")
+        },
+        configure_bounds: { _, _, _, _ in },
+        wm_capabilities: { _, _, _ in }
+    ))
+    nonisolated(unsafe) private static let decorationListener = makeListener(zxdg_toplevel_decoration_v1_listener(
+        configure: { _, _, _ in }
+    ))
+}

@@ -1,0 +1,58 @@
+import KioskCore
+import KioskRender
+import KioskUI
+
+/// The screensaver: translucent words falling down the screen. Each label's text is laid out
+/// once and then only composited (straight from fcft's glyph cache) while it falls; a rotation
+/// retargets every falling label to the new bottom, and new labels use the new width.
+public final class FallingWordsScene: ViewScene {
+    public private(set) var model: FallingWordsModel
+    private let wordsView: FallingWordsView
+    private var time = 0.0
+    private var isActive = true
+
+    public init(fonts: FontCache, scheduler: Scheduler = ManualScheduler(), config: FallingWordsConfig = FallingWordsConfig()) {
+        model = FallingWordsModel(config: config)
+        wordsView = FallingWordsView(config: model.config)
+        super.init(name: "words", fonts: fonts, scheduler: scheduler)
+    }
+
+    public override func build(in root: RootView) {
+        // The words view paints the background itself, in the same pass as the words.
+        root.backgroundColor = nil
+        root.addSubview(wordsView)
+        // Hundreds of small label boxes: keep them apart rather than repainting their bounding
+        // box (the coverage pass walks the damage once, not once per label).
+        root.invalidation.maximumRects = 4096
+    }
+
+    public override func layout(root: RootView) {
+        wordsView.frame = root.bounds
+        place()
+    }
+
+    public override func setActive(_ active: Bool) {
+        isActive = active
+        super.setActive(active)
+    }
+
+    public override func advance(to time: Double) {
+        if isActive {
+            self.time = time
+            let change = model.advance(to: time, height: root.bounds.height)
+            wordsView.remove(ids: change.removed)
+            for id in change.added {
+                if let w = model.words.last(where: { $0.id == id }) { wordsView.add(w) }
+            }
+            place()
+        }
+        super.advance(to: time)
+    }
+
+    private func place() { wordsView.place(model: model, time: time, size: root.bounds.size) }
+
+    public override var isAnimating: Bool { isActive || root.isAnimating }
+    public var labelCount: Int { wordsView.count }
+    /// Where the label of word `id` is drawn (its centre, snapped to device pixels).
+    public func labelCentre(of id: Int) -> Point? { wordsView.placedCentre(of: id) }
+}

@@ -1,0 +1,162 @@
+import KioskCore
+import KioskRender
+import KioskUI
+
+/// Three translucent buttons — turn port, fire engine, turn starboard — flown with true
+/// multi-touch: one thumb can hold the engine while the other turns; a finger sliding from one
+/// button to the next switches buttons; lifting or a cancel stops exactly what that finger did.
+/// Touch-and-hold the grip bar for a second, then drag, to move the pad (it rides above the
+/// finger so it stays visible).
+final class ControlPad: View {
+    enum Role: Int, CaseIterable { case port, fire, starboard }
+
+    let buttons = Role.allCases.map { PadButton(role: $0) }
+    let grip = GripView()
+    private(set) var engine = false
+    private(set) var turning = 0
+    var onChange: () -> Void = {}
+    var onMoved: (Point) -> Void = { _ in }
+    private var fingers: [ObjectIdentifier: (touch: Touch, role: Role?)] = [:]
+    private var mm = 96 / 25.4
+    private var moving = false
+
+    override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        isMultipleTouchEnabled = true
+        for b in buttons { addSubview(b) }
+        grip.isMultipleTouchEnabled = true
+        grip.accessibilityLabel = "move the controls"
+        addSubview(grip)
+        let hold = LongPressGestureRecognizer { [unowned self] r in
+            guard let sv = superview else { return }
+            switch r.state {
+            case .began:
+                moving = true
+                grip.isHeld = true
+                fallthrough
+            case .changed:
+                let f = r.location(in: sv)
+                // Keep the pad just above the finger so the finger does not hide it.
+                center = Point(x: f.x, y: f.y - bounds.height / 2 - 2 * mm)
+            case .ended, .cancelled:
+                moving = false
+                grip.isHeld = false
+                onMoved(center)
+            default: break
+            }
+        }
+        hold.minimumPressDuration = 1
+        hold.allowableMovement = .millimetres(3)
+        grip.addGestureRecognizer(hold)
+    }
+
+    /// Buttons at least 16 mm wide on the real panel (~9 mm is the minimum for a fingertip).
+    func layout(mm: Double) {
+        self.mm = mm
+        // The grip is a fingertip (9 mm) tall to touch; its bar is drawn 5 mm tall.
+        let side = max(64, 16 * mm), gap = max(8, 2.5 * mm), gripH = max(34, 9 * mm)
+        let width = 3 * side + 2 * gap
+        bounds = Rect(x: 0, y: 0, width: width, height: gripH + gap + side)
+        grip.frame = Rect(x: width / 2 - side / 2, y: 0, width: side, height: gripH)
+        grip.barHeight = max(18, 5 * mm)
+        for (i, b) in buttons.enumerated() {
+            b.frame = Rect(x: Double(i) * (side + gap), y: gripH + gap, width: side, height: side)
+        }
+    }
+
+    /// The button a finger at `p` (pad coordinates) is on. A finger already on a button keeps it
+    /// within a wider margin (hysteresis), so a shaky thumb does not flicker between buttons.
+    func role(at p: Point, current: Role?) -> Role? {
+        if let current, buttons[current.rawValue].frame.insetBy(dx: -5 * mm, dy: -5 * mm).contains(p) {
+            let others = buttons.filter { $0.role != current && $0.frame.contains(p) }
+            if others.isEmpty { return current }
+        }
+        let margin = current == nil ? 2.5 * mm : 5 * mm
+        return buttons.filter { $0.frame.insetBy(dx: -margin, dy: -margin).contains(p) }
+            .min { $0.frame.center.distance(to: p) < $1.frame.center.distance(to: p) }?.role
+    }
+
+    override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) {
+        for t in touches where t.view !== grip { fingers[ObjectIdentifier(t)] = (t, role(at: t.location(in: self), current: nil)) }
+        update()
+    }
+    override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {
+        for t in touches {
+            guard let f = fingers[ObjectIdentifier(t)] else { continue }
+            fingers[ObjectIdentifier(t)] = (t, role(at: t.location(in: self), current: f.role))
+        }
+        update()
+    }
+    override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {
+        for t in touches { fingers[ObjectIdentifier(t)] = nil }
+        update()
+    }
+    override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {
+        for t in touches { fingers[ObjectIdentifier(t)] = nil }
+        update()
+    }
+
+    /// Stops everything (the scene is paused).
+    func cancelAll() {
+        fingers.removeAll()
+        update()
+    }
+
+    private func update() {
+        let held = Set(fingers.values.compactMap(\.role))
+        for b in buttons { b.isLit = held.contains(b.role) }
+        let e = held.contains(.fire)
+        let t = (held.contains(.starboard) ? 1 : 0) - (held.contains(.port) ? 1 : 0)
+        if e != engine || t != turning {
+            engine = e
+            turning = t
+            onChange()
+        }
+    }
+}
+
+/// One pad button: translucent (alpha 0.5), lit (0.75) while a finger is on it.
+final class PadButton: View {
+    let role: ControlPad.Role
+    var isLit = false { didSet { if isLit != oldValue { alpha = isLit ? 0.75 : 0.5 } } }
+    override var drawsContent: Bool { true }
+
+    init(role: ControlPad.Role) {
+        self.role = role
+        super.init()
+        alpha = 0.5
+        isMultipleTouchEnabled = true
+        accessibilityLabel = ["turn port", "fire engine", "turn starboard"][role.rawValue]
+    }
+
+    override func draw(in canvas: Canvas) {
+        let b = Rect(origin: .zero, size: bounds.size), w = b.width, h = b.height
+        canvas.fillRoundedRect(b, radius: w * 0.18, color: Color(rgb: 0x2a3442))
+        canvas.strokeRoundedRect(b, radius: w * 0.18, width: 2, color: Color(rgb: 0xc9d3de))
+        let icon = Color(rgb: 0xe8eef4)
+        switch role {
+        case .port:
+            canvas.fillPolygon([Point(x: w * 0.25, y: h * 0.5), Point(x: w * 0.68, y: h * 0.25), Point(x: w * 0.68, y: h * 0.75)], color: icon)
+        case .starboard:
+            canvas.fillPolygon([Point(x: w * 0.75, y: h * 0.5), Point(x: w * 0.32, y: h * 0.25), Point(x: w * 0.32, y: h * 0.75)], color: icon)
+        case .fire:
+            canvas.fillPolygon([Point(x: w * 0.5, y: h * 0.18), Point(x: w * 0.72, y: h * 0.62), Point(x: w * 0.5, y: h * 0.82),
+                                Point(x: w * 0.28, y: h * 0.62)], color: Color(rgb: 0xffb74d))
+            canvas.fillPolygon([Point(x: w * 0.5, y: h * 0.4), Point(x: w * 0.6, y: h * 0.64), Point(x: w * 0.5, y: h * 0.74),
+                                Point(x: w * 0.4, y: h * 0.64)], color: Color(rgb: 0xfff176))
+        }
+    }
+}
+
+/// The pad's grip: a fingertip-tall target showing a thin bar at its bottom, lit while held.
+final class GripView: View {
+    var isHeld = false { didSet { if isHeld != oldValue { setNeedsDisplay() } } }
+    var barHeight = 18.0 { didSet { if barHeight != oldValue { setNeedsDisplay() } } }
+    override var drawsContent: Bool { true }
+
+    override func draw(in canvas: Canvas) {
+        let h = min(barHeight, bounds.height)
+        let bar = Rect(x: 0, y: bounds.height - h, width: bounds.width, height: h)
+        canvas.fillRoundedRect(bar, radius: min(5, h / 2), color: isHeld ? Color(rgb: 0x4fc3f7) : Color(rgb: 0x8a97a6).withAlpha(0.5))
+    }
+}

@@ -1,0 +1,284 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KioskCore
+import KioskRender
+import KioskUI
+
+/// A grid of tiles, each on or off. A tap toggles a tile; dragging toggles every tile a finger
+/// enters (once per entry), each finger on its own; a cancelled touch puts back what it toggled.
+/// Double tap removes a tile. Remove deletes the selected tiles — they shrink away and the rest
+/// slide to their new places — and Refill brings the board back to full.
+public final class TileBoardScene: ViewScene {
+    public private(set) var model: TileBoardModel
+    private let store: SceneStore?
+    private let report: (String) -> Void
+    private var onImage: Image?, offImage: Image?
+
+    let board = BoardView()
+    private(set) var tileViews: [Int: TileView] = [:]
+    let removeButton = Button()
+    let refillButton = Button()
+    let status = Label()
+    private var laidOut = false
+    private(set) var tileSide = 68.0, gap = 9.0, minimumTile = 45.0
+    private(set) var columns = 4
+    /// Per finger: the tile it is on and what it toggled (to undo on cancel).
+    private var tracks: [ObjectIdentifier: (current: Int?, toggled: [Int])] = [:]
+    static let animation = 0.5
+
+    public init(fonts: FontCache, scheduler: Scheduler = ManualScheduler(), store: SceneStore? = nil,
+                themeDirectory: String? = nil, report: @escaping (String) -> Void = { _ in }) {
+        var m = TileBoardModel()
+        if let saved = store?.load(TileBoardModel.self, name: "tiles") {
+            if saved.isPlausible { m = saved } else {
+                let p = store!.path("tiles")
+                report("\(p): saved board is out of range; \(store!.moveAside(p)); starting with a full board")
+            }
+        }
+        model = m
+        self.store = store
+        self.report = report
+        let images = Theme.images(["on.png", "off.png"], in: themeDirectory, report: report)
+        // Both or neither: a board mixing pictures and vector tiles would look broken.
+        if let on = images["on.png"], let off = images["off.png"] { onImage = on; offImage = off }
+        super.init(name: "tiles", fonts: fonts, scheduler: scheduler)
+    }
+
+    // MARK: Building
+
+    public override func build(in root: RootView) {
+        root.backgroundColor = Color(rgb: 0x101418)
+        board.scene = self
+        board.isMultipleTouchEnabled = true
+        let doubleTap = TapGestureRecognizer { [unowned self] r in
+            if let id = tile(at: r.location(in: board)) { removeTiles([id]) }
+        }
+        doubleTap.numberOfTapsRequired = 2
+        doubleTap.cancelsTouchesInView = false
+        board.addGestureRecognizer(doubleTap)
+        root.addSubview(board)
+        for t in model.tiles { addTileView(t.id) }
+
+        for (b, title, color) in [(removeButton, "Remove", Color(rgb: 0xe57373)), (refillButton, "Refill", Color(rgb: 0x81c784))] {
+            b.title = title
+            b.titleLabel.fontSize = 24
+            b.titleLabel.textColor = Color(rgb: 0x101418)
+            b.backgroundColor = color
+            b.cornerRadius = 12
+            root.addSubview(b)
+        }
+        removeButton.action = { [unowned self] _ in removeTiles(model.selectedIDs) }
+        refillButton.action = { [unowned self] _ in refill() }
+        status.fontSize = 20
+        status.textColor = Color(rgb: 0xc9d3de)
+        status.alignment = .center
+        status.isUserInteractionEnabled = false
+        root.addSubview(status)
+        refreshControls()
+    }
+
+    @discardableResult
+    private func addTileView(_ id: Int) -> TileView {
+        let v = TileView(on: onImage, off: offImage)
+        v.isUserInteractionEnabled = false
+        v.isOn = model.isSelected(id)
+        tileViews[id] = v
+        board.addSubview(v)
+        return v
+    }
+
+    // MARK: Layout
+
+    public override func layout(root: RootView) {
+        let size = root.bounds.size, safe = root.info.safeArea, mm = root.info.pointsPerMillimetre
+        gap = TileBoardModel.gapMillimetres * mm
+        minimumTile = TileBoardModel.minimumTileMillimetres * mm
+        // Buttons along the bottom, the status line above them, and the board in all the rest of
+        // the safe area (below the shell's scene bar: a tile under it could not be touched).
+        let barH = max(64, 16 * mm)
+        let bw = min(260, (safe.width - 48) / 2)
+        let buttonsY = safe.maxY - barH - 12
+        removeButton.frame = Rect(x: safe.midX - bw - 8, y: buttonsY, width: bw, height: barH)
+        refillButton.frame = Rect(x: safe.midX + 8, y: buttonsY, width: bw, height: barH)
+        status.frame = Rect(x: safe.minX, y: buttonsY - 40, width: safe.width, height: 32)
+        board.frame = Rect(x: 0, y: safe.minY, width: size.width, height: max(0, status.frame.minY - 4 - safe.minY))
+        // The first layout places tiles; later ones (rotation) slide them to their new places.
+        placeTiles(animated: laidOut)
+        laidOut = true
+    }
+
+    /// Where the tiles go, in board coordinates: inside the margin, the safe area's width.
+    private var gridArea: Rect {
+        let safe = root.info.safeArea, m = TileBoardModel.margin
+        return Rect(x: safe.minX + m, y: m, width: max(0, safe.width - 2 * m), height: max(0, board.bounds.height - 2 * m))
+    }
+
+    /// Sizes the grid for the tiles there are now: the fewer, the bigger.
+    private func updateGrid() {
+        let g = TileBoardModel.grid(count: model.tiles.count, area: gridArea.size, gap: gap, minimumTile: minimumTile)
+        columns = g.columns
+        tileSide = g.tile
+    }
+
+    func tileFrame(index: Int) -> Rect {
+        TileBoardModel.frame(index: index, count: model.tiles.count, columns: columns, tile: tileSide, gap: gap, area: gridArea)
+    }
+
+    private func placeTiles(animated: Bool) {
+        updateGrid()
+        for (i, t) in model.tiles.enumerated() {
+            guard let v = tileViews[t.id] else { continue }
+            let f = tileFrame(index: i)
+            if animated {
+                View.animate(duration: Self.animation, animations: {
+                    v.bounds = Rect(origin: .zero, size: f.size)
+                    v.center = f.center
+                })
+            } else {
+                v.bounds = Rect(origin: .zero, size: f.size)
+                v.center = f.center
+            }
+        }
+    }
+
+    /// The tile under `p` (board coordinates), by where tiles are going to be. Each tile's
+    /// target reaches halfway into the gaps around it (and a hair more, so rounding leaves no
+    /// seam): no dead strips between tiles.
+    func tile(at p: Point) -> Int? {
+        let reach = -(gap / 2 + 0.01)
+        for (i, t) in model.tiles.enumerated() where tileFrame(index: i).insetBy(dx: reach, dy: reach).contains(p) { return t.id }
+        return nil
+    }
+
+    // MARK: Actions
+
+    private func removeTiles(_ ids: [Int]) {
+        guard !ids.isEmpty else { return }
+        for id in ids {
+            model.remove(id)
+            guard let v = tileViews.removeValue(forKey: id) else { continue }
+            View.animate(duration: Self.animation, animations: { v.transform = AffineTransform(scaleX: 0.01, y: 0.01) },
+                         completion: { _ in v.removeFromSuperview() })
+        }
+        placeTiles(animated: true)
+        refreshControls()
+    }
+
+    private func refill() {
+        let added = model.refill()
+        updateGrid()  // the new tiles grow in at their places in the fuller grid
+        for id in added {
+            let v = addTileView(id)
+            if let i = model.index(of: id) {
+                let f = tileFrame(index: i)
+                v.bounds = Rect(origin: .zero, size: f.size)
+                v.center = f.center
+            }
+            v.transform = AffineTransform(scaleX: 0.01, y: 0.01)
+            View.animate(duration: Self.animation, animations: { v.transform = .identity })
+        }
+        placeTiles(animated: true)
+        refreshControls()
+    }
+
+    private func setTile(_ id: Int, on: Bool) {
+        model.setSelected(id, on)
+        tileViews[id]?.isOn = on
+    }
+
+    private func refreshControls() {
+        let n = model.selectedIDs.count
+        removeButton.isEnabled = n > 0
+        refillButton.isEnabled = model.tiles.count < TileBoardModel.fullCount
+        if model.tiles.isEmpty {
+            status.text = "The board is empty — tap Refill"
+        } else {
+            status.text = n == 0 ? "Tap or drag across tiles to select them" : "\(n) selected"
+        }
+    }
+
+    // MARK: Fingers on the board
+
+    func touchesBegan(_ touches: Set<Touch>) {
+        for t in touches {
+            let id = tile(at: t.location(in: board))
+            var toggled: [Int] = []
+            if let id { toggled.append(id); setTile(id, on: !model.isSelected(id)) }
+            tracks[ObjectIdentifier(t)] = (id, toggled)
+        }
+        refreshControls()
+    }
+
+    func touchesMoved(_ touches: Set<Touch>) {
+        for t in touches {
+            guard var track = tracks[ObjectIdentifier(t)] else { continue }
+            let id = tile(at: t.location(in: board))
+            guard id != track.current else { continue } // staying inside a tile toggles nothing
+            track.current = id
+            if let id {
+                track.toggled.append(id)
+                setTile(id, on: !model.isSelected(id))
+            }
+            tracks[ObjectIdentifier(t)] = track
+        }
+        refreshControls()
+    }
+
+    func touchesEnded(_ touches: Set<Touch>, cancelled: Bool) {
+        for t in touches {
+            guard let track = tracks.removeValue(forKey: ObjectIdentifier(t)) else { continue }
+            if cancelled {
+                // A cancelled touch never happened: flip back each tile it flipped. Flipping,
+                // not restoring the value it saw, keeps this right when several fingers on one
+                // tile are cancelled together, in whatever order.
+                for id in track.toggled.reversed() where model.index(of: id) != nil { setTile(id, on: !model.isSelected(id)) }
+            }
+        }
+        refreshControls()
+    }
+
+    // MARK: Saved state
+
+    public override func saveState() { store?.save(model, name: "tiles") }
+}
+
+/// Takes the board's touches (tiles themselves do not take touches).
+final class BoardView: View {
+    weak var scene: TileBoardScene?
+    override func touchesBegan(_ t: Set<Touch>, event: TouchEvent) { scene?.touchesBegan(t) }
+    override func touchesMoved(_ t: Set<Touch>, event: TouchEvent) { scene?.touchesMoved(t) }
+    override func touchesEnded(_ t: Set<Touch>, event: TouchEvent) { scene?.touchesEnded(t, cancelled: false) }
+    override func touchesCancelled(_ t: Set<Touch>, event: TouchEvent) { scene?.touchesEnded(t, cancelled: true) }
+}
+
+/// One tile: the theme's `on.png`/`off.png` when both are present, else a vector tile.
+final class TileView: View {
+    private let onImage: Image?, offImage: Image?
+    var isOn = false { didSet { if isOn != oldValue { setNeedsDisplay() } } }
+    override var drawsContent: Bool { true }
+
+    init(on: Image?, off: Image?) {
+        onImage = on
+        offImage = off
+        super.init()
+    }
+
+    override func draw(in canvas: Canvas) {
+        let b = Rect(origin: .zero, size: bounds.size)
+        if let img = isOn ? onImage : offImage, img.size.width > 0 {
+            canvas.draw(img, transform: AffineTransform(scaleX: b.width / img.size.width, y: b.height / img.size.height))
+            return
+        }
+        let r = b.width * 0.16
+        if isOn {
+            canvas.fillRoundedRect(b, radius: r, color: Color(rgb: 0x4fc3f7))
+            let w = b.width
+            canvas.strokeLine(from: Point(x: w * 0.27, y: w * 0.52), to: Point(x: w * 0.44, y: w * 0.68), width: w * 0.08, color: Color(rgb: 0x101418))
+            canvas.strokeLine(from: Point(x: w * 0.42, y: w * 0.70), to: Point(x: w * 0.74, y: w * 0.33), width: w * 0.08, color: Color(rgb: 0x101418))
+        } else {
+            canvas.fillRoundedRect(b, radius: r, color: Color(rgb: 0x1c232c))
+            canvas.strokeRoundedRect(b, radius: r, width: 2, color: Color(rgb: 0x3a4756))
+        }
+    }
+}

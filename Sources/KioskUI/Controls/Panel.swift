@@ -1,0 +1,76 @@
+import KioskCore
+import KioskRender
+
+/// An overlay panel (help screens): a dimmed backdrop over the whole root and a rounded card
+/// with a title, a body and a Close button; a tap on the backdrop (outside the card) closes it
+/// too. The card is as tall as its text needs.
+open class Panel: View {
+    public let card = View()
+    public let titleLabel = Label()
+    public let bodyLabel = Label()
+    public let closeButton = Button()
+    public var onClose: (() -> Void)?
+    /// Edges the card keeps clear of (the root's safe area: the shell's scene bar); the
+    /// backdrop still covers everything.
+    public var contentInsets: EdgeInsets = .zero { didSet { if contentInsets != oldValue { setNeedsLayout() } } }
+
+    public override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        backgroundColor = Color.black.withAlpha(0.55)
+        card.backgroundColor = Color(rgb: 0x1c232c)
+        card.cornerRadius = 16
+        card.borderWidth = 1
+        card.borderColor = Color(rgb: 0x3a4756)
+        titleLabel.fontSize = 28
+        bodyLabel.fontSize = 20
+        bodyLabel.numberOfLines = 0
+        bodyLabel.textColor = Color(rgb: 0xc9d3de)
+        closeButton.title = "Close"
+        closeButton.titleLabel.fontSize = 20
+        closeButton.titleLabel.textColor = Color(rgb: 0x101418)
+        closeButton.backgroundColor = Color(rgb: 0x4fc3f7)
+        closeButton.cornerRadius = 10
+        closeButton.action = { [unowned self] _ in dismiss() }
+        addSubview(card)
+        card.addSubview(titleLabel)
+        card.addSubview(bodyLabel)
+        card.addSubview(closeButton)
+    }
+
+    open override func layoutSubviews() {
+        let area = bounds.inset(by: contentInsets)
+        let mm = root?.info.pointsPerMillimetre ?? 96 / 25.4
+        let w = max(0, min(area.width - 48, 720))
+        let buttonH = max(48, 11 * mm), buttonW = max(140, 30 * mm)
+        let bodyH = bodyLabel.sizeThatFits(width: w - 56).height
+        let h = max(0, min(area.height - 32, 20 + 44 + 8 + bodyH + 20 + buttonH + 20))
+        card.frame = Rect(x: area.minX + (area.width - w) / 2, y: area.minY + (area.height - h) / 2, width: w, height: h)
+        titleLabel.frame = Rect(x: 28, y: 20, width: w - 56, height: 44)
+        bodyLabel.frame = Rect(x: 28, y: 72, width: w - 56, height: max(0, h - 72 - 20 - buttonH - 20))
+        closeButton.frame = Rect(x: w - 28 - buttonW, y: h - 20 - buttonH, width: buttonW, height: buttonH)
+    }
+
+    /// Shows the panel over `root`'s content, fading in.
+    public func present(in root: RootView) {
+        frame = Rect(origin: .zero, size: root.bounds.size)
+        contentInsets = root.info.safeAreaInsets
+        alpha = 0
+        root.addSubview(self)
+        View.animate(duration: 0.2, animations: { self.alpha = 1 })
+    }
+
+    public func dismiss() {
+        View.animate(duration: 0.2, animations: { self.alpha = 0 }, completion: { _ in
+            self.removeFromSuperview()
+            self.onClose?()
+        })
+    }
+
+    open override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {
+        guard let t = touches.first, !card.bounds.contains(t.location(in: card)) else { return }
+        dismiss()
+    }
+    open override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) {}
+    open override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {}
+    open override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {}
+}
