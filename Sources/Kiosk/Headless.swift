@@ -33,7 +33,7 @@ final class HeadlessRenderer {
     enum HeadlessError: Error, CustomStringConvertible {
         case badSize(PixelSize)
         var description: String {
-            switch self { case .badSize(let s): return "cannot render at \(s) pixels (1 to 16384 on each side)" }
+            switch self { case .badSize(let s): return "cannot render at \(s) pixels (1 to \(DisplayInfo.maxPixelSide) on each side)" }
         }
     }
 
@@ -80,7 +80,7 @@ final class HeadlessRenderer {
 /// Parses `1920x1080` (or `1920×1080`) into a logical size.
 func parseSize(_ text: String) -> Size? {
     let parts = text.lowercased().replacingOccurrences(of: "×", with: "x").split(separator: "x")
-    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 16384, h <= 16384 else { return nil }
+    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= Int(DisplayInfo.maxPixelSide), h <= Int(DisplayInfo.maxPixelSide) else { return nil }
     return Size(width: Double(w), height: Double(h))
 }
 

@@ -54,6 +54,9 @@ public struct KeyEvent: Equatable, Sendable {
 
 /// What layout needs to know about the screen the kiosk is on.
 public struct DisplayInfo: Equatable, Sendable {
+    /// The largest image side Kiosk makes, in pixels (pixman's and most compositors' limit).
+    public static let maxPixelSide: Int32 = 16384
+
     /// Logical size of the window, in points.
     public var size: Size
     /// Device pixels per point (integer HiDPI).
@@ -79,21 +82,8 @@ public struct DisplayInfo: Equatable, Sendable {
             let longMM = max(p.width, p.height), longPt = max(size.width, size.height)
             return longPt / longMM
         }
-        return 96.0 / 25.4
+        return DisplayInfo.fallbackPointsPerMillimetre
     }
-}
-
-/// The output's physical size when it is believable, else nil (and layout assumes 96 dpi).
-///
-/// Outputs lie: weston's headless backend reports its pixel size as millimetres, projectors and
-/// some EDIDs give 0, or only an aspect ratio (16×9 or 160×90 mm). Sizing touch targets from such
-/// a value would make them unusably small or huge, so only sizes between 20 and 1000 dpi that
-/// are not the pixel mode itself are trusted.
-public func plausiblePhysicalSize(mm: Size, mode: PixelSize) -> Size? {
-    guard mm.width >= 20, mm.height >= 20, mode.width > 0, mode.height > 0 else { return nil }
-    if Int(mm.width) == Int(mode.width) && Int(mm.height) == Int(mode.height) { return nil }
-    // Compare the long sides: the physical size is in the panel's native orientation.
-    let dpi = Double(max(mode.width, mode.height)) / (max(mm.width, mm.height) / 25.4)
-    guard (20...1000).contains(dpi) else { return nil }
-    return mm
+    /// 96 dpi: what layout assumes when the panel's size is unknown (or unbelievable).
+    public static let fallbackPointsPerMillimetre = 96.0 / 25.4
 }

@@ -46,7 +46,7 @@ final class Output {
     }
 
     /// The physical size when believable (see `plausiblePhysicalSize`).
-    var plausiblePhysicalSize: Size? { KioskCore.plausiblePhysicalSize(mm: physicalMM, mode: modeSize) }
+    var plausiblePhysicalSize: Size? { Quirks.plausiblePhysicalSize(mm: physicalMM, mode: modeSize) }
 
     private func commit() {
         var changed = false

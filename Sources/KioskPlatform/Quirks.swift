@@ -48,6 +48,30 @@ enum Quirks {
         return [6, 5, 4, 7][Int(rotation & 3)]
     }
 
+    /// The output's physical size when it is believable, else nil (and layout assumes 96 dpi).
+    ///
+    /// Outputs lie: weston's headless backend reports its pixel size as millimetres, projectors and
+    /// some EDIDs give 0, or only an aspect ratio (16×9 or 160×90 mm). Sizing touch targets from such
+    /// a value would make them unusably small or huge, so only sizes between 20 and 1000 dpi that
+    /// are not the pixel mode itself are trusted.
+    static func plausiblePhysicalSize(mm: Size, mode: PixelSize) -> Size? {
+        guard mm.width >= 20, mm.height >= 20, mode.width > 0, mode.height > 0 else { return nil }
+        if Int(mm.width) == Int(mode.width) && Int(mm.height) == Int(mode.height) { return nil }
+        // Compare the long sides: the physical size is in the panel's native orientation.
+        let dpi = Double(max(mode.width, mode.height)) / (max(mm.width, mm.height) / 25.4)
+        guard (20...1000).contains(dpi) else { return nil }
+        return mm
+    }
+
+    /// Whether a touch batch is delivered at the last finger's `up` instead of at the `frame`
+    /// that should follow it.
+    ///
+    /// Why: weston 10's default touch grab drops the touch focus after the last `up` and never
+    /// sends that `wl_touch.frame` (libweston/input.c), so a kiosk waiting for it would leave the
+    /// last finger pressed until the next touch. Compositors that do send the frame find
+    /// nothing pending when it comes: delivering early costs them nothing.
+    static let deliversLastUpWithoutFrame = true
+
     /// "1"/"on"/"true" → true, "0"/"off"/"false" → false, unset or anything else → nil (automatic).
     private static func environmentFlag(_ name: String) -> Bool? {
         guard let raw = getenv(name) else { return nil }

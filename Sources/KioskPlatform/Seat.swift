@@ -40,8 +40,7 @@ struct TouchAccumulator {
             record(TouchPoint(id: id, phase: .moved, location: p), time: time)
         }
     }
-    /// Returns true when this was the last finger: weston 10 sends no `frame` after the final
-    /// `up`, so the caller flushes then instead of waiting for one.
+    /// Returns true when this was the last finger (see `Quirks.deliversLastUpWithoutFrame`).
     mutating func up(id: Int32, time: UInt32) -> Bool {
         guard let p = active.removeValue(forKey: id) else { return false }
         record(TouchPoint(id: id, phase: .ended, location: p), time: time)
@@ -283,7 +282,7 @@ package final class Seat {
         },
         up: { data, _, _, time, id in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
-            if s.touches.up(id: id, time: time) { s.flushTouches() }
+            if s.touches.up(id: id, time: time), Quirks.deliversLastUpWithoutFrame { s.flushTouches() }
         },
         motion: { data, _, time, id, x, y in
             ListenerToken.owner(data, as: Seat.self)?.touches.motion(id: id, to: Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y)), time: time)

@@ -16,7 +16,7 @@ public final class Image {
     /// A transparent (or black, for opaque images) image of `size` pixels.
     /// Returns nil when pixman cannot allocate it (absurd sizes are refused before that).
     public init?(pixelSize size: PixelSize, hasAlpha: Bool = true, scale: Int = 1) {
-        guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384,
+        guard size.width > 0, size.height > 0, size.width <= DisplayInfo.maxPixelSide, size.height <= DisplayInfo.maxPixelSide,
               let img = Image.createBits(hasAlpha ? PIXMAN_a8r8g8b8 : PIXMAN_x8r8g8b8, size, bytesPerPixel: 4)
         else { return nil }
         raw = img

@@ -22,7 +22,7 @@ public enum PNG {
         /// Theme images are sprites and tiles: 2048 pixels a side, 4 Mpx (16 MiB decoded), 4 MiB files.
         public static let theme = Limits(maxFileBytes: 4 << 20, maxSide: 2048, maxPixels: 4 << 20)
         /// Screenshots and golden images.
-        public static let general = Limits(maxFileBytes: 64 << 20, maxSide: 16384, maxPixels: 64 << 20)
+        public static let general = Limits(maxFileBytes: 64 << 20, maxSide: UInt32(DisplayInfo.maxPixelSide), maxPixels: 64 << 20)
     }
 
     /// Decodes the PNG at `path` into a premultiplied ARGB image at `scale`. The file is read

@@ -39,7 +39,7 @@ public final class RenderCache {
 extension Image {
     /// An 8-bit coverage mask (PIXMAN_a8), transparent.
     convenience init?(alphaMaskOf size: PixelSize) {
-        guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384,
+        guard size.width > 0, size.height > 0, size.width <= DisplayInfo.maxPixelSide, size.height <= DisplayInfo.maxPixelSide,
               let raw = Image.createBits(PIXMAN_a8, size, bytesPerPixel: 1) else { return nil }
         self.init(adopting: raw)
     }

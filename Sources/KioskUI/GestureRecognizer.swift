@@ -71,7 +71,7 @@ open class GestureRecognizer {
 
     /// Converts a threshold to points on this recognizer's screen.
     public func points(_ length: Length) -> Double {
-        length.points(perMillimetre: root?.info.pointsPerMillimetre ?? 96 / 25.4)
+        length.points(perMillimetre: root?.info.pointsPerMillimetre ?? DisplayInfo.fallbackPointsPerMillimetre)
     }
     var now: Double { root?.scheduler.now ?? 0 }
 

@@ -42,11 +42,11 @@ import Testing
 
     @Test func physicalSizeIsTrustedOnlyWhenPlausible() {
         let mode = PixelSize(width: 1920, height: 1080)
-        #expect(plausiblePhysicalSize(mm: Size(width: 527, height: 296), mode: mode) != nil) // 24" panel
-        #expect(plausiblePhysicalSize(mm: Size(width: 1920, height: 1080), mode: mode) == nil) // weston headless
-        #expect(plausiblePhysicalSize(mm: Size(width: 16, height: 9), mode: mode) == nil) // aspect only
-        #expect(plausiblePhysicalSize(mm: .zero, mode: mode) == nil)
-        #expect(plausiblePhysicalSize(mm: Size(width: 30, height: 20), mode: mode) == nil) // 1600 dpi
+        #expect(Quirks.plausiblePhysicalSize(mm: Size(width: 527, height: 296), mode: mode) != nil) // 24" panel
+        #expect(Quirks.plausiblePhysicalSize(mm: Size(width: 1920, height: 1080), mode: mode) == nil) // weston headless
+        #expect(Quirks.plausiblePhysicalSize(mm: Size(width: 16, height: 9), mode: mode) == nil) // aspect only
+        #expect(Quirks.plausiblePhysicalSize(mm: .zero, mode: mode) == nil)
+        #expect(Quirks.plausiblePhysicalSize(mm: Size(width: 30, height: 20), mode: mode) == nil) // 1600 dpi
         let info = DisplayInfo(size: Size(width: 1920, height: 1080), physicalSize: Size(width: 527, height: 296))
         #expect(abs(info.pointsPerMillimetre - 1920.0 / 527) < 1e-9)
         #expect(abs(DisplayInfo(size: Size(width: 10, height: 10)).pointsPerMillimetre - 96 / 25.4) < 1e-9)

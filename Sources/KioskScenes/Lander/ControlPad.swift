@@ -17,7 +17,7 @@ final class ControlPad: View {
     var onChange: () -> Void = {}
     var onMoved: (Point) -> Void = { _ in }
     private var fingers: [ObjectIdentifier: (touch: Touch, role: Role?)] = [:]
-    private var mm = 96 / 25.4
+    private var mm = DisplayInfo.fallbackPointsPerMillimetre
     private var moving = false
 
     override init(frame: Rect = .zero) {

@@ -39,7 +39,7 @@ open class Panel: View {
 
     open override func layoutSubviews() {
         let area = bounds.inset(by: contentInsets)
-        let mm = root?.info.pointsPerMillimetre ?? 96 / 25.4
+        let mm = root?.info.pointsPerMillimetre ?? DisplayInfo.fallbackPointsPerMillimetre
         let w = max(0, min(area.width - 48, 720))
         let buttonH = max(48, 11 * mm), buttonW = max(140, 30 * mm)
         let bodyH = bodyLabel.sizeThatFits(width: w - 56).height
