@@ -90,7 +90,7 @@ final class Application: WindowDelegate, InputSink {
         loop = try EventLoop(log: log)
         scheduler = LoopScheduler(loop: loop)
         display = try Display(log: log, loop: loop)
-        log.debug("startup: connected at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
+        log.debug("startup: connected at \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms")
         var name = settings.start
         if let requested = sceneName {
             if let n = SceneCatalog.canonicalName(requested) { name = n } else {
@@ -121,18 +121,16 @@ final class Application: WindowDelegate, InputSink {
         display.seat?.sink = self
         display.onOutputsChanged = { [weak window] in window?.outputsChanged() }
         window.onFirstFrame = { [log, startNS] in
-            let now = EventLoop.monotonicNS()
+            let now = MonotonicClock.nanoseconds()
             log.info("first frame committed: \(Double(now - startNS) / 1e6) ms after start (monotonic \(now) ns)")
         }
         window.onFirstFrameShown = { [weak self, log, startNS] in
-            log.info("first frame shown: \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms after start")
+            log.info("first frame shown: \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms after start")
             // Ready once people can see it: the unit's start waits for this.
             self?.notifier?.send("READY=1", "STATUS=\(self?.statusLine ?? "running")")
         }
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
-        // A UI timer (long press, double-tap window) may change the screen with no input.
-        scheduler.afterFire = { [weak self] in self?.requestFrameIfChanged() }
         // A change of the settings file reloads it, like SIGHUP.
         settingsWatcher = FileWatcher(paths: configPath.map { [$0] } ?? Settings.candidatePaths(), scheduler: scheduler,
                                       report: { log.debug("\($0)") }, register: { [loop] in loop.watch(fd: $0, $1) }) { [weak self] in
@@ -201,12 +199,13 @@ final class Application: WindowDelegate, InputSink {
             }
             preparation = nil
         }
-        window.setNeedsRedraw()
     }
 
-    func windowWillDraw(_ window: Window, time: Double) -> Region {
-        stage?.takeDamage(at: time) ?? Region()
-    }
+    func windowNeedsFrame(_ window: Window) -> Bool { stage?.needsFrame ?? false }
+
+    func window(_ window: Window, advanceTo time: Double) { stage?.advance(to: time) }
+
+    func windowTakeDamage(_ window: Window) -> Region { stage?.takeDamage() ?? Region() }
 
     func window(_ window: Window, draw canvas: Canvas) {
         stage?.draw(in: canvas)
@@ -216,7 +215,7 @@ final class Application: WindowDelegate, InputSink {
     /// Startup timing at debug level: where the time to the first frame goes.
     private func logPhase(_ what: String) {
         if log.logLevel <= .debug {
-            log.debug("startup: \(what) at \(Double(EventLoop.monotonicNS() - startNS) / 1e6) ms")
+            log.debug("startup: \(what) at \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms")
         }
     }
 
@@ -228,8 +227,6 @@ final class Application: WindowDelegate, InputSink {
         let mean = d.frames > 0 ? d.seconds / Double(d.frames) * 1000 : 0
         log.info("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
     }
-
-    func windowWantsAnotherFrame(_ window: Window) -> Bool { stage?.scene.isAnimating ?? false }
 
     /// While the screensaver runs, the screen may blank after `blank_delay` seconds (0: never):
     /// the idle inhibitor is released then and taken back when someone wakes the kiosk.
@@ -275,7 +272,6 @@ final class Application: WindowDelegate, InputSink {
         stage.showsStats = new.stats
         stage.setRotation(new.rotate)
         window.preRotates = new.rotate != 0
-        window.setNeedsRedraw()
     }
 
     // MARK: Admin panel
@@ -291,13 +287,11 @@ final class Application: WindowDelegate, InputSink {
             self?.scheduler.schedule(after: 0) { self?.adminPanelClosed(outcome) }
         }
         shell.showOverlay(panel)
-        window.setNeedsRedraw()
     }
 
     private func adminPanelClosed(_ outcome: AdminPanel.Outcome) {
         guard let shell = stage?.scene as? Shell else { return }
         shell.closeOverlay()
-        window.setNeedsRedraw()
         switch outcome {
         case .cancel:
             log.notice("admin panel closed")
@@ -326,10 +320,6 @@ final class Application: WindowDelegate, InputSink {
         }
     }
 
-    private func requestFrameIfChanged() {
-        if let stage, !stage.scene.invalidation.isEmpty || stage.scene.isAnimating { window.setNeedsRedraw() }
-    }
-
     // MARK: InputSink
 
     func handle(_ batch: TouchBatch) {
@@ -339,7 +329,6 @@ final class Application: WindowDelegate, InputSink {
         }
         guard let stage else { return }
         stage.scene.handle(stage.toScene(batch), at: MonotonicClock.now())
-        requestFrameIfChanged()
         saveSoon()
     }
 
@@ -351,11 +340,6 @@ final class Application: WindowDelegate, InputSink {
         } else {
             stage.scene.handle(key, at: MonotonicClock.now())
         }
-        requestFrameIfChanged()
         saveSoon()
     }
-}
-
-extension EventLoop {
-    static func monotonicNS() -> UInt64 { UInt64(now() * 1e9) }
 }

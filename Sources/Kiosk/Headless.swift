@@ -43,7 +43,8 @@ final class HeadlessRenderer {
     /// Renders one frame at the clock's time; returns the new damage.
     @discardableResult
     func renderFrame() -> Region {
-        let damage = stage.takeDamage(at: clock.now)
+        stage.advance(to: clock.now)
+        let damage = stage.takeDamage()
         let px = stage.pixelSize
         if buffers[0].image.pixelSize != px, let a = Image(pixelSize: px, hasAlpha: false, scale: stage.info.scale),
            let b = Image(pixelSize: px, hasAlpha: false, scale: stage.info.scale) {

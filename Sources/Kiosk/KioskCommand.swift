@@ -53,7 +53,7 @@ extension KioskCommand {
         var verbose = false
 
         func run() throws {
-            let start = EventLoop.monotonicNS()
+            let start = MonotonicClock.nanoseconds()
             let log = makeLogger(verbose: verbose)
             do {
                 if let t = idleTimeout, !(t >= 0 && t.isFinite) { throw fail(log, "--idle-timeout \(t): expected 0 (never) or more seconds") }

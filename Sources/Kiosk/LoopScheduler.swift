@@ -7,8 +7,6 @@ import KioskPlatform
 /// The UI's timers on the event loop's timerfd (see `Scheduler`).
 final class LoopScheduler: Scheduler {
     private weak var loop: EventLoop?
-    /// Runs after each timer's action: the application requests a frame if it changed anything.
-    var afterFire: (() -> Void)?
 
     init(loop: EventLoop) { self.loop = loop }
 
@@ -17,10 +15,8 @@ final class LoopScheduler: Scheduler {
     @discardableResult
     func schedule(after seconds: Double, _ action: @escaping () -> Void) -> ScheduledTimer {
         guard let loop else { return ScheduledTimer {} }
-        let id = loop.schedule(after: seconds) { [weak self] in
-            action()
-            self?.afterFire?()
-        }
+        // What the action changes marks itself; the loop's next pass asks for a frame.
+        let id = loop.schedule(after: seconds, action)
         return ScheduledTimer { [weak loop] in loop?.cancel(id) }
     }
 }

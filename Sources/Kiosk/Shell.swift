@@ -244,9 +244,7 @@ final class Shell: Scene {
 
     /// Keeps what is on screen now as a picture that fades out over the next scene.
     private func beginTransition() {
-        let px = PixelSize(width: Int32((info.size.width * Double(info.scale)).rounded()),
-                           height: Int32((info.size.height * Double(info.scale)).rounded()))
-        guard let img = Image(pixelSize: px, hasAlpha: false, scale: info.scale) else { return }
+        guard let img = Image(pixelSize: info.pixelSize(), hasAlpha: false, scale: info.scale) else { return }
         let c = Canvas(image: img)
         active.draw(in: c)
         drawSceneBar(in: c)

@@ -57,15 +57,8 @@ final class Stage {
     private(set) var bufferRotation = 0
 
     /// The buffer's size in pixels.
-    var pixelSize: PixelSize {
-        let w = Int32((windowInfo.size.width * Double(windowInfo.scale)).rounded())
-        let h = Int32((windowInfo.size.height * Double(windowInfo.scale)).rounded())
-        return bufferRotation % 2 == 1 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
-    }
-    private var scenePixelSize: PixelSize {
-        let s = Double(info.scale)
-        return PixelSize(width: Int32((info.size.width * s).rounded()), height: Int32((info.size.height * s).rounded()))
-    }
+    var pixelSize: PixelSize { windowInfo.pixelSize(quarterTurns: bufferRotation) }
+    private var scenePixelSize: PixelSize { info.pixelSize() }
     /// Whether the scene is drawn into an offscreen layer and copied turned into the buffer.
     private var drawsTurned: Bool { (rotation + bufferRotation) % 4 != 0 }
 
@@ -73,6 +66,7 @@ final class Stage {
         guard newInfo != windowInfo else { return }
         windowInfo = newInfo
         offscreen = nil
+        changed = true
         scene.layout(info)
     }
 
@@ -82,6 +76,7 @@ final class Stage {
         guard r != bufferRotation else { return }
         bufferRotation = r
         offscreen = nil
+        changed = true
     }
 
     /// Changes the app rotation live: a relayout in the new size.
@@ -90,6 +85,7 @@ final class Stage {
         guard r != rotation else { return }
         rotation = r
         offscreen = nil
+        changed = true
         scene.layout(info)
     }
 
@@ -121,9 +117,23 @@ final class Stage {
     private var offscreen: Image?
     private var offscreenDamage: Region?
 
-    /// Advances the scene to `time` and takes the damage since the last frame (buffer pixels).
-    func takeDamage(at time: Double) -> Region {
+    /// The stage itself changed (size, rotation, the overlay): the next frame is due whatever
+    /// the scene says.
+    private var changed = false
+    /// Whether a frame is due: the stage or the scene changed, or the scene animates.
+    var needsFrame: Bool { changed || !scene.invalidation.isEmpty || scene.isAnimating }
+
+    /// Moves the scene's animations and timers to `time`: once per frame, before `takeDamage`.
+    func advance(to time: Double) {
         scene.advance(to: time)
+        frameTime = time
+    }
+    private var frameTime = 0.0
+
+    /// The damage since the last frame, in buffer pixels.
+    func takeDamage() -> Region {
+        changed = false
+        let time = frameTime
         let spx = scenePixelSize
         var damage = scene.invalidation.take(scale: info.scale, bounds: PixelRect(x: 0, y: 0, width: spx.width, height: spx.height))
         if drawsTurned {
@@ -150,7 +160,7 @@ final class Stage {
     static let statsKeysym = Key.f12
     /// Shown, it takes its strip from the scene's safe area (the scene relayouts around it).
     var showsStats = false {
-        didSet { if showsStats != oldValue { offscreen = nil; scene.layout(info) } }
+        didSet { if showsStats != oldValue { offscreen = nil; changed = true; scene.layout(info) } }
     }
     private var statsWasShown = false
     private var statsText = ""

@@ -5,10 +5,11 @@ import Glibc
 /// The monotonic clock, in seconds: what frame times, timers and statistics are measured on.
 /// Headless code takes a `ManualClock` instead.
 public enum MonotonicClock {
-    public static func now() -> Double {
+    public static func now() -> Double { Double(nanoseconds()) / 1e9 }
+    public static func nanoseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }
 

@@ -72,6 +72,13 @@ public struct DisplayInfo: Equatable, Sendable {
     public init(size: Size, scale: Int = 1, physicalSize: Size? = nil, rotation: Int = 0) {
         self.size = size; self.scale = scale; self.physicalSize = physicalSize; self.rotation = rotation
     }
+    /// The size in device pixels (points × scale, rounded), turned `quarterTurns` (a buffer
+    /// for a rotated output has width and height swapped on odd turns).
+    public func pixelSize(quarterTurns: Int = 0) -> PixelSize {
+        let s = Double(scale)
+        let w = Int32((size.width * s).rounded()), h = Int32((size.height * s).rounded())
+        return quarterTurns % 2 != 0 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+    }
     /// The window's bounds less `safeAreaInsets`.
     public var safeArea: Rect { Rect(origin: .zero, size: size).inset(by: safeAreaInsets) }
     public var isPortrait: Bool { size.height > size.width }

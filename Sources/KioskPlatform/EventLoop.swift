@@ -37,9 +37,6 @@ package final class EventLoop {
     }
     deinit { close(timerFD); close(signalFD) }
 
-    /// Monotonic seconds (the clock every timer and animation uses).
-    package static func now() -> Double { Double(kiosk_monotonic_ns()) / 1e9 }
-
     @discardableResult
     package func schedule(after seconds: Double, _ action: @escaping () -> Void) -> TimerID {
         let id = TimerID(value: nextID)

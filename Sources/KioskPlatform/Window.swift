@@ -7,22 +7,25 @@ import KioskRender
 package protocol WindowDelegate: AnyObject {
     /// The window's logical size, scale or output changed (also the first configure).
     func window(_ window: Window, didChange info: DisplayInfo)
-    /// A frame is about to be drawn at `time` (monotonic seconds): advance animations and
-    /// return the pixel damage of the new frame (empty: nothing changed, nothing is committed).
-    func windowWillDraw(_ window: Window, time: Double) -> Region
+    /// Whether the content changed or is animating. The one question that decides a frame:
+    /// asked once per event-loop pass, only when a frame could be drawn now.
+    func windowNeedsFrame(_ window: Window) -> Bool
+    /// A frame is being made for `time` (monotonic seconds): move animations and timers there.
+    func window(_ window: Window, advanceTo time: Double)
+    /// The pixel damage since the last frame (empty: nothing visible changed, nothing drawn).
+    func windowTakeDamage(_ window: Window) -> Region
     /// Draw into `canvas`, which is clipped to what the buffer needs repainted.
     func window(_ window: Window, draw canvas: Canvas)
-    /// Whether the content wants another frame after this one (an animation is running).
-    func windowWantsAnotherFrame(_ window: Window) -> Bool
 }
 
 /// The kiosk's one fullscreen xdg_toplevel, its buffers and its frame pacing.
 ///
-/// Rendering is driven by frame callbacks: a change only sets `needsRedraw`; the event loop
-/// calls `renderIfNeeded()` once per pass, which draws only when the window is configured, no
-/// frame callback is pending (unless an acked configure awaits its commit) and a free buffer
-/// exists. So bursts of input collapse into one frame per refresh, and nothing at all happens
-/// while nothing changes.
+/// Rendering is driven by frame callbacks: the event loop calls `renderIfNeeded()` once per
+/// pass, which — when the window is configured and no frame callback is pending (unless an
+/// acked configure awaits its commit) — asks its delegate once whether anything changed, and
+/// draws into a free buffer if so. Nothing above pushes "redraw" requests: a change marks
+/// itself where it happens, and bursts of input collapse into one frame per refresh. The
+/// window's own reasons (a configure, a new size, a buffer come back) are `needsRedraw`.
 package final class Window {
     private let display: Display
     let surface: OpaquePointer
@@ -130,9 +133,6 @@ package final class Window {
     }
     var isIdleInhibited: Bool { idleInhibitor != nil }
 
-    /// Asks for a frame; it is drawn on the next loop pass or frame callback.
-    package func setNeedsRedraw() { needsRedraw = true }
-
     /// The output this window is on (the first it entered, else the primary).
     private var currentOutput: Output? {
         for p in enteredOutputs { if let o = display.outputs.values.first(where: { $0.proxy == p }) { return o } }
@@ -238,7 +238,8 @@ package final class Window {
     package func renderIfNeeded(time: Double) throws {
         // An acked configure is answered at once, even while a frame callback is outstanding: a
         // compositor that is slow with (or withholds) frame callbacks still gets its commit.
-        guard configured, needsRedraw, frameCallback == nil || ackedUncommitted, let delegate else { return }
+        guard configured, frameCallback == nil || ackedUncommitted, let delegate else { return }
+        guard needsRedraw || delegate.windowNeedsFrame(self) else { return }
         let px = bufferPixelSize
         guard px.width > 0, px.height > 0 else { return }
         let flip = flipsBuffers
@@ -253,16 +254,15 @@ package final class Window {
             return
         }
         needsRedraw = false
-        let damage = delegate.windowWillDraw(self, time: time)
+        delegate.window(self, advanceTo: time)
+        let damage = delegate.windowTakeDamage(self)
         let bounds = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
         damage.intersect(bounds)
         if damage.isEmpty && !whole {
             // Nothing visible changed (an animation can be wholly off screen for a moment, a
             // configure can repeat the size): no buffer, but the ack is committed and the frame
             // clock keeps ticking while the scene animates.
-            let animating = delegate.windowWantsAnotherFrame(self)
-            if animating { needsRedraw = true }
-            if animating || ackedUncommitted { commit() }
+            if ackedUncommitted || delegate.windowNeedsFrame(self) { commit() }
             return
         }
         let paint = damage.copy()
@@ -293,13 +293,11 @@ package final class Window {
         chain.didPresent(buffer, damage: reported)
         framesPresented += 1
         if framesPresented == 1 { onFirstFrame?() }
-        if delegate.windowWantsAnotherFrame(self) { needsRedraw = true }
     }
 
     /// The buffer's size in pixels: the window's size at its scale, turned with the buffer.
     private var bufferPixelSize: PixelSize {
-        let w = Int32((size.width * Double(scale)).rounded()), h = Int32((size.height * Double(scale)).rounded())
-        return bufferRotation % 2 == 1 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+        DisplayInfo(size: size, scale: scale).pixelSize(quarterTurns: bufferRotation)
     }
     /// Size of the buffer committed last (zero before the first).
     private var committedSize = PixelSize(width: 0, height: 0)

@@ -109,7 +109,8 @@ import Testing
         r.stage.scene.handle(TouchBatch(time: 0, points: [touch(3, .began, 100, 100)]), at: 0)
         r.renderFrame()
         r.stage.relayout(DisplayInfo(size: Size(width: 1080, height: 1920)))
-        #expect(r.stage.takeDamage(at: 0).area == 1080 * 1920)
+        r.stage.advance(to: 0)
+        #expect(r.stage.takeDamage().area == 1080 * 1920)
         #expect((r.stage.scene as! TouchTestScene).model.touchCount == 1)
     }
 }
