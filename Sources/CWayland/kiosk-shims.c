@@ -2,11 +2,9 @@
 #include "kiosk-shims.h"
 #include <wayland-client.h>
 #include "xdg-shell-client-protocol.h"
-#include "viewporter-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
-#include "fractional-scale-v1-client-protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,11 +21,9 @@ const struct wl_interface *kiosk_wl_shm_interface(void) { return &wl_shm_interfa
 const struct wl_interface *kiosk_wl_seat_interface(void) { return &wl_seat_interface; }
 const struct wl_interface *kiosk_wl_output_interface(void) { return &wl_output_interface; }
 const struct wl_interface *kiosk_xdg_wm_base_interface(void) { return &xdg_wm_base_interface; }
-const struct wl_interface *kiosk_wp_viewporter_interface(void) { return &wp_viewporter_interface; }
 const struct wl_interface *kiosk_wp_presentation_interface(void) { return &wp_presentation_interface; }
 const struct wl_interface *kiosk_zwp_idle_inhibit_manager_v1_interface(void) { return &zwp_idle_inhibit_manager_v1_interface; }
 const struct wl_interface *kiosk_zxdg_decoration_manager_v1_interface(void) { return &zxdg_decoration_manager_v1_interface; }
-const struct wl_interface *kiosk_wp_fractional_scale_manager_v1_interface(void) { return &wp_fractional_scale_manager_v1_interface; }
 
 int kiosk_shm_create(const char *name, size_t size)
 {

@@ -12,11 +12,9 @@ package final class Display {
     private(set) var compositor: OpaquePointer?
     private(set) var shm: OpaquePointer?
     private(set) var wmBase: OpaquePointer?
-    private(set) var viewporter: OpaquePointer?
     private(set) var presentation: OpaquePointer?
     private(set) var idleInhibitManager: OpaquePointer?
     private(set) var decorationManager: OpaquePointer?
-    private(set) var fractionalScaleManager: OpaquePointer?
     private(set) var compositorVersion: UInt32 = 0
     /// Every global interface the compositor announced, bound or not (a compositor's
     /// fingerprint for `Quirks`).
@@ -54,7 +52,7 @@ package final class Display {
     deinit {
         seat = nil
         outputs.removeAll()
-        for p in [viewporter, presentation, idleInhibitManager, decorationManager, fractionalScaleManager, shm] {
+        for p in [presentation, idleInhibitManager, decorationManager, shm] {
             if let p { wl_proxy_destroy(p) }
         }
         if let wmBase { xdg_wm_base_destroy(wmBase) }
@@ -105,16 +103,12 @@ package final class Display {
             let o = Output(registry: registry, name: name, version: version)
             o.onChange = { [weak self] in self?.onOutputsChanged?() }
             outputs[name] = o
-        case "wp_viewporter":
-            viewporter = bind(name, kiosk_wp_viewporter_interface(), 1)
         case "wp_presentation":
             presentation = bind(name, kiosk_wp_presentation_interface(), 1)
         case "zwp_idle_inhibit_manager_v1":
             idleInhibitManager = bind(name, kiosk_zwp_idle_inhibit_manager_v1_interface(), 1)
         case "zxdg_decoration_manager_v1":
             decorationManager = bind(name, kiosk_zxdg_decoration_manager_v1_interface(), 1)
-        case "wp_fractional_scale_manager_v1":
-            fractionalScaleManager = bind(name, kiosk_wp_fractional_scale_manager_v1_interface(), 1)
         default:
             break
         }

@@ -289,6 +289,7 @@ package final class Window {
         for r in reported.coarsened(maxRects: 64).rects {
             wl_surface_damage_buffer(surface, r.x, flip ? px.height - r.y - r.height : r.y, r.width, r.height)
         }
+        requestPresentationFeedback()
         commit()
         chain.didPresent(buffer, damage: reported)
         framesPresented += 1
@@ -330,6 +331,25 @@ package final class Window {
         }
     }
     private var firstFrameShown = false
+
+    // MARK: Presentation feedback
+
+    /// What the compositor did with the frames committed (wp_presentation, where offered):
+    /// shown on the output, or replaced before it was shown. A frame drawn is not a frame seen.
+    package private(set) var presentation = (presented: 0, discarded: 0)
+    package var offersPresentationFeedback: Bool { display.presentation != nil }
+
+    private func requestPresentationFeedback() {
+        guard let p = display.presentation, let fb = wp_presentation_feedback(p, surface) else { return }
+        wp_presentation_feedback_add_listener(fb, Window.feedbackListener, ListenerToken.userData(for: self))
+    }
+    private static func feedbackDone(_ data: UnsafeMutableRawPointer?, _ fb: OpaquePointer?, presented: Bool) {
+        if let w = ListenerToken.owner(data, as: Window.self) {
+            if presented { w.presentation.presented += 1 } else { w.presentation.discarded += 1 }
+        }
+        if let fb { wp_presentation_feedback_destroy(fb) }
+        ListenerToken.release(data)
+    }
     /// Called once, when the first frame callback completes.
     package var onFirstFrameShown: (() -> Void)?
 
@@ -364,6 +384,11 @@ package final class Window {
         },
         configure_bounds: { _, _, _, _ in },
         wm_capabilities: { _, _, _ in }
+    ))
+    nonisolated(unsafe) private static let feedbackListener = makeListener(wp_presentation_feedback_listener(
+        sync_output: { _, _, _ in },
+        presented: { data, fb, _, _, _, _, _, _, _ in Window.feedbackDone(data, fb, presented: true) },
+        discarded: { data, fb in Window.feedbackDone(data, fb, presented: false) }
     ))
     nonisolated(unsafe) private static let decorationListener = makeListener(zxdg_toplevel_decoration_v1_listener(
         configure: { _, _, _ in }

@@ -3,9 +3,7 @@
  * wayland-scanner output for the vendored protocols, and the shims in kiosk-shims.c. */
 #include <wayland-client.h>
 #include "xdg-shell-client-protocol.h"
-#include "viewporter-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
-#include "fractional-scale-v1-client-protocol.h"
 #include "kiosk-shims.h"

@@ -12,11 +12,9 @@ const struct wl_interface *kiosk_wl_shm_interface(void);
 const struct wl_interface *kiosk_wl_seat_interface(void);
 const struct wl_interface *kiosk_wl_output_interface(void);
 const struct wl_interface *kiosk_xdg_wm_base_interface(void);
-const struct wl_interface *kiosk_wp_viewporter_interface(void);
 const struct wl_interface *kiosk_wp_presentation_interface(void);
 const struct wl_interface *kiosk_zwp_idle_inhibit_manager_v1_interface(void);
 const struct wl_interface *kiosk_zxdg_decoration_manager_v1_interface(void);
-const struct wl_interface *kiosk_wp_fractional_scale_manager_v1_interface(void);
 
 /* An anonymous shared-memory file of `size` bytes for wl_shm: memfd with CLOEXEC, grown to size
  * and sealed against shrinking so the compositor's mapping can never SIGBUS. Returns -1 with
