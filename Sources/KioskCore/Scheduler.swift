@@ -4,6 +4,13 @@ public protocol Scheduler: AnyObject {
     var now: Double { get }
     @discardableResult
     func schedule(after seconds: Double, _ action: @escaping () -> Void) -> ScheduledTimer
+    /// A frame is made for `time`: a scheduler on simulated time fires what is due by then; one
+    /// on the real clock (the event loop's) has fired it already and ignores this.
+    func advance(to time: Double)
+}
+
+extension Scheduler {
+    public func advance(to time: Double) {}
 }
 
 /// A timer that can be cancelled.

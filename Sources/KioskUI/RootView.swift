@@ -69,7 +69,7 @@ public final class RootView: View {
 
     /// Moves animations to `time` and lays out what needs it.
     public func advance(to time: Double) {
-        if let manual = scheduler as? ManualScheduler { manual.advance(to: time) }
+        scheduler.advance(to: time)
         animator.step(to: time)
         layoutPass()
         flushDamage()
