@@ -11,7 +11,7 @@ import KioskPlatform
 final class HeadlessRenderer {
     let stage: Stage
     let clock: ManualClock
-    private var buffers: [(image: Image, missing: Region)]
+    private var buffers: [(image: Image, damage: BufferDamage)]
     private var current = 0
 
     /// `bufferRotation`: quarter turns from the window to its buffer, as on a rotated output.
@@ -20,12 +20,12 @@ final class HeadlessRenderer {
         stage = Stage(scene: scene, info: info, rotation: rotation)
         stage.setBufferRotation(bufferRotation)
         let px = stage.pixelSize
-        var bufs: [(Image, Region)] = []
+        var bufs: [(Image, BufferDamage)] = []
         for _ in 0..<2 {
             guard let img = Image(pixelSize: px, hasAlpha: false, scale: info.scale) else {
                 throw HeadlessError.badSize(px)
             }
-            bufs.append((img, Region(PixelRect(x: 0, y: 0, width: px.width, height: px.height))))
+            bufs.append((img, BufferDamage(size: px)))
         }
         buffers = bufs
     }
@@ -49,21 +49,18 @@ final class HeadlessRenderer {
         if buffers[0].image.pixelSize != px, let a = Image(pixelSize: px, hasAlpha: false, scale: stage.info.scale),
            let b = Image(pixelSize: px, hasAlpha: false, scale: stage.info.scale) {
             // A new display size (a relayout): new images, as a window gets new buffers.
-            let all = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
-            buffers = [(a, Region(all)), (b, Region(all))]
+            buffers = [(a, BufferDamage(size: px)), (b, BufferDamage(size: px))]
         }
         let next = (current + 1) % buffers.count
         let target = buffers[next]
-        let paint = damage.copy()
-        paint.add(target.missing)
+        let paint = target.damage.repaint(for: damage)
         if !paint.isEmpty {
             let canvas = Canvas(image: target.image)
             canvas.setClip(paint)
             stage.draw(in: canvas)
             canvas.setClip(nil)
         }
-        target.missing.clear()
-        for i in buffers.indices where i != next { buffers[i].missing.add(damage) }
+        target.damage.drawn(damage, siblings: buffers.map(\.damage))
         current = next
         return damage
     }

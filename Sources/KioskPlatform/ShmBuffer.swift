@@ -9,9 +9,8 @@ import KioskRender
 /// One wl_shm buffer with a pixman image over the same memory.
 ///
 /// A buffer is busy from attach+commit until the compositor's `wl_buffer.release`; it is never
-/// drawn into while busy. `missing` is the damage this buffer has not seen: everything drawn into
-/// other buffers since it was last drawn (its buffer age, as a region), so the next frame in it
-/// repaints exactly that plus the new damage. A new buffer misses everything.
+/// drawn into while busy. `damage` is what it has not seen of the frames drawn into the others
+/// (`BufferDamage`, shared with the headless renderer).
 final class ShmBuffer {
     let proxy: OpaquePointer
     let image: OpaquePointer
@@ -22,9 +21,7 @@ final class ShmBuffer {
     private let memory: UnsafeMutableRawPointer
     private let byteCount: Int
     fileprivate(set) var busy = false
-    /// Frames presented since this buffer was last drawn (0 = never drawn).
-    fileprivate(set) var age = 0
-    let missing: Region
+    let damage: BufferDamage
     /// Set when the chain has dropped the buffer while the compositor still held it.
     fileprivate var discarded = false
 
@@ -51,7 +48,7 @@ final class ShmBuffer {
                                          firstRow.assumingMemoryBound(to: UInt32.self), Int32(flipped ? -stride : stride))!
         self.size = size
         self.flipped = flipped
-        missing = Region(PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+        damage = BufferDamage(size: size)
         wl_buffer_add_listener(proxy, ShmBuffer.listener, ListenerToken.userData(for: self))
     }
 
@@ -125,7 +122,7 @@ final class BufferChain {
             }
         }
         // Prefer the free buffer that misses the least (the most recently drawn one).
-        if let b = buffers.filter({ !$0.busy }).min(by: { $0.missing.area < $1.missing.area }) { return b }
+        if let b = buffers.filter({ !$0.busy }).min(by: { $0.damage.missing.area < $1.damage.missing.area }) { return b }
         guard buffers.count < BufferChain.maxBuffers else { return nil }
         let b = try ShmBuffer(shm: shm, size: size, flipped: flipped)
         b.onRelease = { [weak self] b in
@@ -153,12 +150,7 @@ final class BufferChain {
     func didPresent(_ buffer: ShmBuffer, damage: Region) {
         buffer.busy = true
         lastPresented = buffer
-        buffer.age = 1
-        buffer.missing.clear()
-        for b in buffers where b !== buffer {
-            b.missing.add(damage)
-            if b.age > 0 { b.age += 1 }
-        }
+        buffer.damage.drawn(damage, siblings: buffers.map(\.damage))
     }
 }
 

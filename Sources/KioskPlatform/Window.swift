@@ -265,8 +265,7 @@ package final class Window {
             if ackedUncommitted || delegate.windowNeedsFrame(self) { commit() }
             return
         }
-        let paint = damage.copy()
-        paint.add(buffer.missing)
+        let paint = buffer.damage.repaint(for: damage)
         paint.intersect(bounds)
         let canvas = Canvas(target: buffer.image, scale: scale)
         canvas.setClip(paint)
