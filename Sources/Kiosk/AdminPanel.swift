@@ -66,13 +66,13 @@ final class AdminPanel: ViewScene {
         root.addSubview(card)
         for l in [title, message, dots] {
             l.alignment = .center
-            l.textColor = Color(rgb: 0xe8eef4)
+            l.textColor = Color.paper
             l.isUserInteractionEnabled = false
             card.addSubview(l)
         }
         title.fontSize = 26
         message.fontSize = 17
-        message.textColor = Color(rgb: 0xffb74d)
+        message.textColor = Color.amber
         dots.fontSize = 34
         // Settings rows: a name, the value, and buttons that change it.
         let rowSpecs: [(String, [String])] = [("Words speed", ["−", "+"]), ("Lander pad", ["Left", "Right"]),
@@ -80,7 +80,7 @@ final class AdminPanel: ViewScene {
         for (ri, spec) in rowSpecs.enumerated() {
             let name = Label(), value = Label()
             name.text = spec.0
-            for l in [name, value] { l.fontSize = 20; l.textColor = Color(rgb: 0xe8eef4); l.isUserInteractionEnabled = false; card.addSubview(l) }
+            for l in [name, value] { l.fontSize = 20; l.textColor = Color.paper; l.isUserInteractionEnabled = false; card.addSubview(l) }
             value.alignment = .center
             var buttons: [Button] = []
             for (bi, t) in spec.1.enumerated() {
@@ -116,10 +116,10 @@ final class AdminPanel: ViewScene {
         return b
     }
     private func styleButton(_ b: Button) {
-        b.backgroundColor = Color(rgb: 0x2d3748)
+        b.backgroundColor = Color.dusk
         b.cornerRadius = 10
         b.titleLabel.fontSize = 20
-        b.titleLabel.textColor = Color(rgb: 0xe8eef4)
+        b.titleLabel.textColor = Color.paper
     }
 
     override func setActive(_ active: Bool) {
@@ -208,7 +208,7 @@ final class AdminPanel: ViewScene {
     }
 
     private func refresh() {
-        let accent = Color(rgb: 0x4fc3f7), plain = Color(rgb: 0x2d3748)
+        let accent = Color.sky, plain = Color.dusk
         title.text = unlocked ? "Kiosk settings" : "Enter the PIN"
         dots.text = String(repeating: "●", count: entered.count)
         rows[0].value.text = "\(Int(values.speed ?? 150)) pt/s"

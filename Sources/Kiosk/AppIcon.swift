@@ -7,7 +7,7 @@ import KioskPlatform
 /// Kiosk's icon: the lander's rocket, firing, on the kiosk's dark background — drawn from the
 /// same shapes the game draws (`ShipShape`), as PNG at any size or as SVG.
 enum AppIcon {
-    static let background = Color(rgb: 0x101418)
+    static let background = Color.ink
     /// Unit coordinates of the icon: a rounded square, the rocket's box inside it.
     static let cornerRadius = 0.2
     static let rocket = Rect(x: 0.29, y: 0.13, width: 0.42, height: 0.56)

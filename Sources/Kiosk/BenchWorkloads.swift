@@ -20,7 +20,7 @@ enum BenchWorkloads {
             super.init(name: "labels", fonts: fonts)
         }
         override func build(in root: RootView) {
-            root.backgroundColor = Color(rgb: 0x101418)
+            root.backgroundColor = Color.ink
             let words = ["Peace", "Love", "Groovy", "Music", "Peace Love", "Groovy Music"]
             for i in 0..<count {
                 let l = Label(frame: Rect(x: 0, y: 0, width: 200, height: 60))
@@ -61,8 +61,8 @@ enum BenchWorkloads {
         private var grab: Point?
         init(fonts: FontCache) { super.init(name: "drag", fonts: fonts) }
         override func build(in root: RootView) {
-            root.backgroundColor = Color(rgb: 0x101418)
-            square.backgroundColor = Color(rgb: 0x4fc3f7)
+            root.backgroundColor = Color.ink
+            square.backgroundColor = Color.sky
             square.cornerRadius = 8
             root.addSubview(square)
             let pan = PanGestureRecognizer { [unowned self] r in

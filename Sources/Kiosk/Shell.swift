@@ -391,10 +391,10 @@ final class Shell: Scene {
         guard !rects.isEmpty, let font = fonts.font(points: 20, scale: canvas.scale) else { return }
         for (i, r) in rects.enumerated() where canvas.isVisible(r) {
             let selected = names[i] == currentName
-            canvas.fillRoundedRect(r, radius: r.height / 2, color: selected ? Color(rgb: 0x4fc3f7).withAlpha(0.85) : Color.black.withAlpha(0.45))
+            canvas.fillRoundedRect(r, radius: r.height / 2, color: selected ? Color.sky.withAlpha(0.85) : Color.black.withAlpha(0.45))
             let run = font.layout(Self.titles[names[i]] ?? names[i])
             canvas.draw(run, at: Point(x: r.midX - run.width / 2, y: r.midY + font.ascent / 2 - font.descent / 2),
-                        color: selected ? Color(rgb: 0x101418) : Color(rgb: 0xe8eef4))
+                        color: selected ? Color.ink : Color.paper)
         }
     }
 

@@ -71,22 +71,18 @@ final class Stage {
     }
 
     /// The window's buffer now goes `r` quarter turns clockwise from the surface.
-    func setBufferRotation(_ r: Int) {
-        let r = ((r % 4) + 4) % 4
-        guard r != bufferRotation else { return }
-        bufferRotation = r
-        offscreen = nil
-        changed = true
-    }
+    func setBufferRotation(_ r: Int) { turn(\.bufferRotation, to: r, relayout: false) }
 
     /// Changes the app rotation live: a relayout in the new size.
-    func setRotation(_ r: Int) {
+    func setRotation(_ r: Int) { turn(\.rotation, to: r, relayout: true) }
+
+    private func turn(_ which: ReferenceWritableKeyPath<Stage, Int>, to r: Int, relayout: Bool) {
         let r = ((r % 4) + 4) % 4
-        guard r != rotation else { return }
-        rotation = r
+        guard r != self[keyPath: which] else { return }
+        self[keyPath: which] = r
         offscreen = nil
         changed = true
-        scene.layout(info)
+        if relayout { scene.layout(info) }
     }
 
     /// `r` quarter turns clockwise into a space `w` × `h` points (the space after turning).
@@ -230,7 +226,7 @@ final class Stage {
         drawn.longest = max(drawn.longest, lastDrawDuration)
         if showsStats, canvas.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: windowInfo.scale) {
             canvas.fillRoundedRect(statsRect, radius: 8, color: Color.black.withAlpha(0.7))
-            canvas.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color(rgb: 0x81c784))
+            canvas.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color.leaf)
         }
     }
 }

@@ -132,8 +132,8 @@ final class PadButton: View {
     override func draw(in canvas: Canvas) {
         let b = Rect(origin: .zero, size: bounds.size), w = b.width, h = b.height
         canvas.fillRoundedRect(b, radius: w * 0.18, color: Color(rgb: 0x2a3442))
-        canvas.strokeRoundedRect(b, radius: w * 0.18, width: 2, color: Color(rgb: 0xc9d3de))
-        let icon = Color(rgb: 0xe8eef4)
+        canvas.strokeRoundedRect(b, radius: w * 0.18, width: 2, color: Color.mist)
+        let icon = Color.paper
         switch role {
         case .port:
             canvas.fillPolygon([Point(x: w * 0.25, y: h * 0.5), Point(x: w * 0.68, y: h * 0.25), Point(x: w * 0.68, y: h * 0.75)], color: icon)
@@ -141,9 +141,9 @@ final class PadButton: View {
             canvas.fillPolygon([Point(x: w * 0.75, y: h * 0.5), Point(x: w * 0.32, y: h * 0.25), Point(x: w * 0.32, y: h * 0.75)], color: icon)
         case .fire:
             canvas.fillPolygon([Point(x: w * 0.5, y: h * 0.18), Point(x: w * 0.72, y: h * 0.62), Point(x: w * 0.5, y: h * 0.82),
-                                Point(x: w * 0.28, y: h * 0.62)], color: Color(rgb: 0xffb74d))
+                                Point(x: w * 0.28, y: h * 0.62)], color: Color.amber)
             canvas.fillPolygon([Point(x: w * 0.5, y: h * 0.4), Point(x: w * 0.6, y: h * 0.64), Point(x: w * 0.5, y: h * 0.74),
-                                Point(x: w * 0.4, y: h * 0.64)], color: Color(rgb: 0xfff176))
+                                Point(x: w * 0.4, y: h * 0.64)], color: Color.lemon)
         }
     }
 }
@@ -157,6 +157,6 @@ final class GripView: View {
     override func draw(in canvas: Canvas) {
         let h = min(barHeight, bounds.height)
         let bar = Rect(x: 0, y: bounds.height - h, width: bounds.width, height: h)
-        canvas.fillRoundedRect(bar, radius: min(5, h / 2), color: isHeld ? Color(rgb: 0x4fc3f7) : Color(rgb: 0x8a97a6).withAlpha(0.5))
+        canvas.fillRoundedRect(bar, radius: min(5, h / 2), color: isHeld ? Color.sky : Color.slate.withAlpha(0.5))
     }
 }

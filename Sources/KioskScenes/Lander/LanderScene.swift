@@ -65,7 +65,7 @@ public final class LanderScene: ViewScene {
     // MARK: Building
 
     public override func build(in root: RootView) {
-        root.backgroundColor = Color(rgb: 0x05070c)
+        root.backgroundColor = Color.space
         // Double tap anywhere outside the pad starts a new flight.
         let doubleTap = TapGestureRecognizer { [unowned self] _ in restart() }
         doubleTap.numberOfTapsRequired = 2
@@ -76,7 +76,7 @@ public final class LanderScene: ViewScene {
         root.addSubview(ship)
 
         readout.fontSize = 20
-        readout.textColor = Color(rgb: 0xc9d3de)
+        readout.textColor = Color.mist
         readout.isUserInteractionEnabled = false
         root.addSubview(readout)
 
@@ -87,8 +87,8 @@ public final class LanderScene: ViewScene {
         root.addSubview(message)
         flyAgain.title = "Fly again"
         flyAgain.titleLabel.fontSize = 24
-        flyAgain.titleLabel.textColor = Color(rgb: 0x05070c)
-        flyAgain.backgroundColor = Color(rgb: 0x81c784)
+        flyAgain.titleLabel.textColor = Color.space
+        flyAgain.backgroundColor = Color.leaf
         flyAgain.cornerRadius = 12
         flyAgain.isHidden = true
         flyAgain.action = { [unowned self] _ in restart() }
@@ -96,8 +96,8 @@ public final class LanderScene: ViewScene {
 
         infoButton.title = "i"
         infoButton.titleLabel.fontSize = 24
-        infoButton.titleLabel.textColor = Color(rgb: 0x05070c)
-        infoButton.backgroundColor = Color(rgb: 0x4fc3f7)
+        infoButton.titleLabel.textColor = Color.space
+        infoButton.backgroundColor = Color.sky
         infoButton.action = { [unowned self] _ in showHelp() }
         root.addSubview(infoButton)
 
@@ -208,9 +208,9 @@ public final class LanderScene: ViewScene {
             shownOutcome = s.outcome
             switch s.outcome {
             case .flying: message.isHidden = true; flyAgain.isHidden = true
-            case .landed: show("The Eagle has landed!", Color(rgb: 0x81c784))
-            case .hardLanding: show("Hard landing — but in one piece", Color(rgb: 0xffb74d))
-            case .crashed: show("Crashed", Color(rgb: 0xe57373))
+            case .landed: show("The Eagle has landed!", Color.leaf)
+            case .hardLanding: show("Hard landing — but in one piece", Color.amber)
+            case .crashed: show("Crashed", Color.coral)
             }
         }
     }
@@ -286,11 +286,11 @@ final class TerrainView: View {
             canvas.fillPolygon([a2, b2, Point(x: b2.x, y: h), Point(x: a2.x, y: h)], color: Color(rgb: 0x3a3f4b))
         }
         for i in 1..<t.points.count {
-            canvas.strokeLine(from: pt(t.points[i - 1]), to: pt(t.points[i]), width: 2, color: Color(rgb: 0x8a97a6))
-            canvas.fillCircle(center: pt(t.points[i]), radius: 1, color: Color(rgb: 0x8a97a6))
+            canvas.strokeLine(from: pt(t.points[i - 1]), to: pt(t.points[i]), width: 2, color: Color.slate)
+            canvas.fillCircle(center: pt(t.points[i]), radius: 1, color: Color.slate)
         }
         let p0 = pt(Point(x: t.padStart, y: t.padHeight)), p1 = pt(Point(x: t.padEnd, y: t.padHeight))
-        canvas.fill(Rect(x: p0.x, y: p0.y - 3, width: p1.x - p0.x, height: 6), color: Color(rgb: 0xfff176))
+        canvas.fill(Rect(x: p0.x, y: p0.y - 3, width: p1.x - p0.x, height: 6), color: Color.lemon)
     }
 }
 
@@ -344,8 +344,8 @@ final class FlameView: View {
 /// The rocket's vector drawing, in one place for the ship on screen and the app's icon (PNG
 /// through the canvas, SVG as text): body, window, legs, and the flame below when firing.
 package enum ShipShape {
-    package static let body = Color(rgb: 0xe8eef4), trim = Color(rgb: 0x4fc3f7)
-    package static let flameOuter = Color(rgb: 0xffb74d), flameInner = Color(rgb: 0xfff176)
+    package static let body = Color.paper, trim = Color.sky
+    package static let flameOuter = Color.amber, flameInner = Color.lemon
 
     /// Polygons and strokes in unit coordinates of the rocket's box (x right, y down).
     package static let hull: [(Double, Double)] = [(0.5, 0), (0.78, 0.35), (0.78, 0.8), (0.22, 0.8), (0.22, 0.35)]

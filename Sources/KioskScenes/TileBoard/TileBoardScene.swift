@@ -48,7 +48,7 @@ public final class TileBoardScene: ViewScene {
     // MARK: Building
 
     public override func build(in root: RootView) {
-        root.backgroundColor = Color(rgb: 0x101418)
+        root.backgroundColor = Color.ink
         board.scene = self
         board.isMultipleTouchEnabled = true
         let doubleTap = TapGestureRecognizer { [unowned self] r in
@@ -60,10 +60,10 @@ public final class TileBoardScene: ViewScene {
         root.addSubview(board)
         for t in model.tiles { addTileView(t.id) }
 
-        for (b, title, color) in [(removeButton, "Remove", Color(rgb: 0xe57373)), (refillButton, "Refill", Color(rgb: 0x81c784))] {
+        for (b, title, color) in [(removeButton, "Remove", Color.coral), (refillButton, "Refill", Color.leaf)] {
             b.title = title
             b.titleLabel.fontSize = 24
-            b.titleLabel.textColor = Color(rgb: 0x101418)
+            b.titleLabel.textColor = Color.ink
             b.backgroundColor = color
             b.cornerRadius = 12
             root.addSubview(b)
@@ -71,7 +71,7 @@ public final class TileBoardScene: ViewScene {
         removeButton.action = { [unowned self] _ in removeTiles(model.selectedIDs) }
         refillButton.action = { [unowned self] _ in refill() }
         status.fontSize = 20
-        status.textColor = Color(rgb: 0xc9d3de)
+        status.textColor = Color.mist
         status.alignment = .center
         status.isUserInteractionEnabled = false
         root.addSubview(status)
@@ -272,13 +272,13 @@ final class TileView: View {
         }
         let r = b.width * 0.16
         if isOn {
-            canvas.fillRoundedRect(b, radius: r, color: Color(rgb: 0x4fc3f7))
+            canvas.fillRoundedRect(b, radius: r, color: Color.sky)
             let w = b.width
-            canvas.strokeLine(from: Point(x: w * 0.27, y: w * 0.52), to: Point(x: w * 0.44, y: w * 0.68), width: w * 0.08, color: Color(rgb: 0x101418))
-            canvas.strokeLine(from: Point(x: w * 0.42, y: w * 0.70), to: Point(x: w * 0.74, y: w * 0.33), width: w * 0.08, color: Color(rgb: 0x101418))
+            canvas.strokeLine(from: Point(x: w * 0.27, y: w * 0.52), to: Point(x: w * 0.44, y: w * 0.68), width: w * 0.08, color: Color.ink)
+            canvas.strokeLine(from: Point(x: w * 0.42, y: w * 0.70), to: Point(x: w * 0.74, y: w * 0.33), width: w * 0.08, color: Color.ink)
         } else {
-            canvas.fillRoundedRect(b, radius: r, color: Color(rgb: 0x1c232c))
-            canvas.strokeRoundedRect(b, radius: r, width: 2, color: Color(rgb: 0x3a4756))
+            canvas.fillRoundedRect(b, radius: r, color: Color.panel)
+            canvas.strokeRoundedRect(b, radius: r, width: 2, color: Color.steel)
         }
     }
 }

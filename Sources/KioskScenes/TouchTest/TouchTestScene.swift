@@ -11,11 +11,11 @@ public final class TouchTestScene: ViewScene {
     public private(set) var model = TouchTestModel()
     private var time = 0.0
 
-    static let background = Color(rgb: 0x101418)
+    static let background = Color.ink
     static let gridColor = Color(rgb: 0x1f2630)
-    static let textColor = Color(rgb: 0xe8eef4)
-    static let dimText = Color(rgb: 0x8a97a6)
-    static let accent = Color(rgb: 0x4fc3f7)
+    static let textColor = Color.paper
+    static let dimText = Color.slate
+    static let accent = Color.sky
     static let palette: [Color] = [0x4fc3f7, 0xffb74d, 0x81c784, 0xf06292, 0xba68c8, 0xfff176, 0x4db6ac, 0xe57373, 0x9575cd, 0xa1887f].map { Color(rgb: $0) }
 
     private let grid = GridView()
@@ -462,14 +462,14 @@ final class SpinnerView: View {
     override var drawsContent: Bool { true }
     override func draw(in canvas: Canvas) {
         let c = Point(x: bounds.width / 2, y: bounds.height / 2), r = min(bounds.width, bounds.height) / 2 - 3
-        canvas.fillCircle(center: c, radius: r, color: Color(rgb: 0x1c232c))
+        canvas.fillCircle(center: c, radius: r, color: Color.panel)
         canvas.strokeCircle(center: c, radius: r, width: 4, color: TouchTestScene.accent)
         for i in 0..<8 {
             let a = Double(i) / 8 * 2 * .pi
             canvas.strokeLine(from: c, to: Point(x: c.x + r * 0.85 * cos(a), y: c.y + r * 0.85 * sin(a)), width: 3,
                               color: TouchTestScene.accent.withAlpha(0.6))
         }
-        canvas.fillCircle(center: Point(x: c.x, y: c.y - r * 0.7), radius: r * 0.12, color: Color(rgb: 0xffb74d))
+        canvas.fillCircle(center: Point(x: c.x, y: c.y - r * 0.7), radius: r * 0.12, color: Color.amber)
         canvas.fillCircle(center: c, radius: r * 0.15, color: TouchTestScene.accent)
     }
 }

@@ -36,7 +36,7 @@ open class ImageView: View {
         } else if let fallback {
             fallback(canvas, box)
         } else {
-            let c = Color(rgb: 0x8a97a6)
+            let c = Color.slate
             canvas.strokeRect(box, width: 2, color: c)
             canvas.strokeLine(from: Point(x: 0, y: 0), to: Point(x: box.maxX, y: box.maxY), width: 2, color: c)
             canvas.strokeLine(from: Point(x: box.maxX, y: 0), to: Point(x: 0, y: box.maxY), width: 2, color: c)

@@ -17,18 +17,18 @@ open class Panel: View {
     public override init(frame: Rect = .zero) {
         super.init(frame: frame)
         backgroundColor = Color.black.withAlpha(0.55)
-        card.backgroundColor = Color(rgb: 0x1c232c)
+        card.backgroundColor = Color.panel
         card.cornerRadius = 16
         card.borderWidth = 1
-        card.borderColor = Color(rgb: 0x3a4756)
+        card.borderColor = Color.steel
         titleLabel.fontSize = 28
         bodyLabel.fontSize = 20
         bodyLabel.numberOfLines = 0
-        bodyLabel.textColor = Color(rgb: 0xc9d3de)
+        bodyLabel.textColor = Color.mist
         closeButton.title = "Close"
         closeButton.titleLabel.fontSize = 20
-        closeButton.titleLabel.textColor = Color(rgb: 0x101418)
-        closeButton.backgroundColor = Color(rgb: 0x4fc3f7)
+        closeButton.titleLabel.textColor = Color.ink
+        closeButton.backgroundColor = Color.sky
         closeButton.cornerRadius = 10
         closeButton.action = { [unowned self] _ in dismiss() }
         addSubview(card)
