@@ -1,10 +1,8 @@
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
 @testable import KioskUI
-@testable import KioskScenes
-@testable import KioskPlatform
+@testable import KioskRender
+@testable import KioskCore
 
 @Suite struct AdminGestureTests {
     /// Three fingers in the top-left corner of a 1280×800 screen (96 dpi: 40 mm ≈ 151 pt).

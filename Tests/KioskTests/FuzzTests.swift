@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
-@testable import KioskScenes
 @testable import KioskPlatform
+@testable import KioskScenes
+@testable import KioskUI
+@testable import KioskRender
+@testable import KioskCore
 
 /// Seeded mutation fuzzers for every reader of outside input besides settings (TOMLTests has
 /// that one): saved state, theme PNGs, and the touch path from wl_touch events to scenes. Each

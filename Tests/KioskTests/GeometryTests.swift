@@ -1,10 +1,8 @@
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
-@testable import KioskScenes
 @testable import KioskPlatform
+@testable import KioskRender
+@testable import KioskCore
 
 @Suite struct GeometryTests {
     @Test func rectUnionAndIntersection() {

@@ -1,13 +1,9 @@
 import Testing
+@testable import KioskUI
+@testable import KioskCore
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
-@testable import KioskScenes
-@testable import KioskPlatform
 
 /// A full-screen target view carrying the recognizers under test.
 private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingView) {

@@ -1,11 +1,8 @@
 import Logging
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
-@testable import KioskScenes
 @testable import KioskPlatform
+@testable import KioskCore
 
 @Suite struct TouchAccumulatorTests {
     @Test func aFrameCommitsABatch() {

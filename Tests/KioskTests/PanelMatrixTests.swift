@@ -1,10 +1,9 @@
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
 @testable import KioskScenes
-@testable import KioskPlatform
+@testable import KioskUI
+@testable import KioskRender
+@testable import KioskCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,11 +1,5 @@
 import Foundation
 import Testing
-@testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
-@testable import KioskScenes
-@testable import KioskPlatform
 
 @Suite struct ProjectTests {
     /// The committed wayland-scanner output matches the vendored XML.

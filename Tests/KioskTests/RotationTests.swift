@@ -1,10 +1,8 @@
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
 @testable import KioskScenes
-@testable import KioskPlatform
+@testable import KioskRender
+@testable import KioskCore
 
 @Suite struct AppRotationTests {
     /// The board laid out 400×300 and drawn straight, and the same board drawn through each

@@ -1,10 +1,6 @@
 import Testing
 @testable import Kiosk
 @testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
-@testable import KioskScenes
-@testable import KioskPlatform
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
-@testable import KioskScenes
-@testable import KioskPlatform
 
 /// The official TOML test suite (toml-lang/toml-test) as a yardstick, run against a checkout
 /// named by `KIOSK_TOML_TEST=/path/to/toml-test/tests` (it is not vendored): every TOML 1.0

@@ -1,11 +1,9 @@
 import Foundation
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
 @testable import KioskUI
-@testable import KioskScenes
-@testable import KioskPlatform
+@testable import KioskRender
+@testable import KioskCore
 
 /// The settings reader on documents written to break it: every category of TOML 1.0's grammar,
 /// the limits Kiosk adds, and a seeded mutation fuzzer. Each invalid document must be refused

@@ -1,10 +1,7 @@
 import Testing
-@testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
 @testable import KioskUI
-@testable import KioskScenes
-@testable import KioskPlatform
+@testable import KioskRender
+@testable import KioskCore
 
 /// A root at 800×600 with a manual clock and scheduler, rendered into an image on demand.
 final class Harness {

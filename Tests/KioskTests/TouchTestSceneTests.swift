@@ -1,10 +1,7 @@
 import Testing
 @testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
 @testable import KioskScenes
-@testable import KioskPlatform
+@testable import KioskCore
 
 @Suite struct TouchTestModelTests {
     @Test func fingersComeAndGoWithFadingTrails() {

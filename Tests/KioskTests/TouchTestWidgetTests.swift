@@ -1,10 +1,4 @@
 import Testing
-@testable import Kiosk
-@testable import KioskCore
-@testable import KioskRender
-@testable import KioskUI
-@testable import KioskScenes
-@testable import KioskPlatform
 
 /// The touch-pattern widgets of the Touch test scene, driven with scripted touches.
 @Suite struct TouchTestWidgetTests {
@@ -91,6 +85,11 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import Kiosk
+@testable import KioskScenes
+@testable import KioskUI
+@testable import KioskRender
+@testable import KioskCore
 #endif
 
 /// The Touch test's layout on the panels kiosks use: nothing covers anything else, and all of it
