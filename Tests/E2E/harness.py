@@ -250,6 +250,12 @@ class Kiosk:
     def wait_exit(self, timeout=5.0) -> int:
         return self.proc.wait(timeout=timeout)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.kill()

@@ -74,8 +74,7 @@ def test_the_strict_compositor_catches_each_mistake(strict, mistake, caught):
 
 
 def test_scenes_touches_switching_and_admin_panel_are_clean(strict, tmp_path):
-    k = start(strict, "--scene", "touch", "--idle-timeout", "0", config='[admin]\npin = "2580"\n', tmp=tmp_path)
-    try:
+    with start(strict, "--scene", "touch", "--idle-timeout", "0", config='[admin]\npin = "2580"\n', tmp=tmp_path) as k:
         strict.send("down 0 300 300", "down 1 600 400", "frame")
         strict.send("motion 0 350 330", "motion 1 640 380", "frame")
         wait_until(lambda: count_color(strict.picture(), (250, 250, 400, 400), FINGER0) > 200, timeout=3,
@@ -100,13 +99,10 @@ def test_scenes_touches_switching_and_admin_panel_are_clean(strict, tmp_path):
         assert len(strict.commits()) > 20
         strict.assert_clean()
         assert k.proc.poll() is None
-    finally:
-        k.close()
 
 
 def test_screensaver_animates_and_wakes_clean(strict):
-    k = start(strict, "--scene", "tiles", "--idle-timeout", "1")
-    try:
+    with start(strict, "--scene", "tiles", "--idle-timeout", "1") as k:
         purple = (0x8E * 3 // 4, 0x24 * 3 // 4, 0xAA * 3 // 4)
         wait_until(lambda: count_color(strict.picture(), (0, 0, 1920, 1080), purple, tol=40) > 300, timeout=6,
                    what="falling words")
@@ -117,16 +113,13 @@ def test_screensaver_animates_and_wakes_clean(strict):
         time.sleep(0.8)
         assert count_color(strict.picture(), (0, 0, 1920, 1080), purple, tol=40) < 50
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 @pytest.mark.parametrize("scene", ["touch", "tiles"])
 def test_the_committed_picture_is_the_headless_snapshot(strict, tmp_path, scene):
     """What the compositor holds — every pixel, not just the damage — is what `kiosk snapshot`
     renders for the same scene and size."""
-    k = start(strict, "--scene", scene, config="[shell]\nscene_bar = false\nidle_timeout = 0\n", tmp=tmp_path)
-    try:
+    with start(strict, "--scene", scene, config="[shell]\nscene_bar = false\nidle_timeout = 0\n", tmp=tmp_path) as k:
         time.sleep(0.5)
         shot = tmp_path / "snapshot.png"
         subprocess.run([str(KIOSK), "snapshot", "--scene", scene, "--size", "1920x1080", "--out", str(shot)],
@@ -136,13 +129,10 @@ def test_the_committed_picture_is_the_headless_snapshot(strict, tmp_path, scene)
         diff = ImageChops.difference(want, got)
         assert diff.getbbox() is None, f"picture differs from the snapshot within {diff.getbbox()}"
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_buffers_released_late_then_never(strict):
-    k = start(strict, "--scene", "touch", "--idle-timeout", "0")
-    try:
+    with start(strict, "--scene", "touch", "--idle-timeout", "0") as k:
         strict.send("release late 250")
         strict.send("down 0 300 300", "frame")
         for i in range(20):
@@ -169,13 +159,10 @@ def test_buffers_released_late_then_never(strict):
         strict.send("up 0", "frame")
         time.sleep(0.3)
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_resizes_under_a_compositor_that_never_releases_stay_bounded(strict):
-    k = start(strict, "--scene", "tiles", "--idle-timeout", "0")
-    try:
+    with start(strict, "--scene", "tiles", "--idle-timeout", "0") as k:
         strict.send("release never")
         for i in range(12):
             strict.send(f"configure {800 + 50 * i} {600 + 20 * i}")
@@ -184,13 +171,10 @@ def test_resizes_under_a_compositor_that_never_releases_stay_bounded(strict):
         assert strict.status()["max_buffers"] <= 6
         k.wait_for(r"has not released a \d+x\d+ buffer it no longer shows: destroying it")
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_frame_callbacks_late_or_withheld(strict):
-    k = start(strict, "--scene", "lander", "--idle-timeout", "0")
-    try:
+    with start(strict, "--scene", "lander", "--idle-timeout", "0") as k:
         strict.send("frames late 150")
         n = len(strict.commits())
         time.sleep(1.0)
@@ -212,13 +196,10 @@ def test_frame_callbacks_late_or_withheld(strict):
         time.sleep(0.5)
         assert commits_after(strict, n) > 10, "the animation resumes when frame callbacks come back"
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_a_change_waiting_for_a_withheld_frame_callback_is_drawn_when_it_comes(strict):
-    k = start(strict, "--scene", "tiles", "--idle-timeout", "0")
-    try:
+    with start(strict, "--scene", "tiles", "--idle-timeout", "0") as k:
         from test_tiles import tile_box
         first, second = tile_box(0), tile_box(1)
         strict.send("frames withhold")
@@ -235,8 +216,6 @@ def test_a_change_waiting_for_a_withheld_frame_callback_is_drawn_when_it_comes(s
         strict.send("frames normal")
         assert count_color(strict.picture(), tuple(int(v) for v in second), FINGER0, tol=20) > 500, "the second tile is not on"
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_configure_storm():
@@ -276,8 +255,7 @@ def turn_through(strict, transforms):
 
 
 def test_output_scales_and_all_transforms(strict):
-    k = start(strict, "--scene", "touch", "--idle-timeout", "0")
-    try:
+    with start(strict, "--scene", "touch", "--idle-timeout", "0") as k:
         for scale in (2, 3, 4, 1):
             # As a real compositor does: the output's scale, then the fullscreen size in points.
             strict.send(f"output set STRICT-1 1920 1080 {scale} 0", f"configure {1920 // scale} {1080 // scale}")
@@ -286,23 +264,17 @@ def test_output_scales_and_all_transforms(strict):
             tap(strict, 100, 100)
         turn_through(strict, range(8))
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_app_rotation_pre_rotates_for_every_output_transform(strict):
     # --rotate 90 turns frames anyway, so the buffer is turned into the panel's orientation too.
-    k = start(strict, "--scene", "tiles", "--rotate", "90", "--idle-timeout", "0")
-    try:
+    with start(strict, "--scene", "tiles", "--rotate", "90", "--idle-timeout", "0") as k:
         turn_through(strict, (1, 2, 3, 0, 5, 6, 7, 4))
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_outputs_added_and_removed(strict):
-    k = start(strict, "--scene", "touch", "--idle-timeout", "0")
-    try:
+    with start(strict, "--scene", "touch", "--idle-timeout", "0") as k:
         strict.send("output add STRICT-2 2560 1600 2 0")
         strict.send("output remove STRICT-1")
         k.wait_for(r"buffer scale 1 → 2")
@@ -316,8 +288,6 @@ def test_outputs_added_and_removed(strict):
         time.sleep(0.3)
         assert k.proc.poll() is None, k.stderr[-2000:]
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_seat_capabilities_come_and_go(strict):
@@ -358,8 +328,7 @@ def test_seat_capabilities_come_and_go(strict):
 
 
 def test_touch_sequences_a_compositor_might_send(strict):
-    k = start(strict, "--scene", "touch", "--idle-timeout", "0")
-    try:
+    with start(strict, "--scene", "touch", "--idle-timeout", "0") as k:
         # No frame events at all (some compositors): the last up still ends the gesture.
         strict.send("down 4 100 100", "motion 4 150 150", "up 4")
         k.wait_for(r"4 ended 150,150")
@@ -378,8 +347,6 @@ def test_touch_sequences_a_compositor_might_send(strict):
         img = strict.picture()
         assert count_color(img, (1300, 200, 1600, 500), FINGER0) == 0, "a cancelled finger left its marker"
         strict.assert_clean()
-    finally:
-        k.close()
 
 
 def test_sigterm_exits_zero_and_compositor_loss_exits_one(strict):
@@ -387,10 +354,7 @@ def test_sigterm_exits_zero_and_compositor_loss_exits_one(strict):
     k.proc.send_signal(15)
     assert k.wait_exit(timeout=5) == 0
     k.close()
-    k = start(strict, "--scene", "lander")
-    try:
+    with start(strict, "--scene", "lander") as k:
         strict.kill()
         assert k.wait_exit(timeout=5) == 1
         assert "lost the connection to the compositor" in k.stderr.strip().splitlines()[-1]
-    finally:
-        k.close()
