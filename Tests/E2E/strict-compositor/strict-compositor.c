@@ -199,26 +199,30 @@ static uint64_t now_ns(void)
 }
 static uint32_t now_ms(void) { return (uint32_t)(now_ns() / 1000000); }
 
+/* One line in the report file: `prefix` then the formatted message. */
+static void vreport(struct comp *c, const char *prefix, const char *fmt, va_list ap)
+{
+    fputs(prefix, c->report);
+    vfprintf(c->report, fmt, ap);
+    fputc('\n', c->report);
+    fflush(c->report);
+}
+
 static void report(struct comp *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(c->report, fmt, ap);
+    vreport(c, "", fmt, ap);
     va_end(ap);
-    fputc('\n', c->report);
-    fflush(c->report);
 }
 
 static void violation(struct comp *c, const char *fmt, ...)
 {
     c->violations++;
-    fputs("violation: ", c->report);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(c->report, fmt, ap);
+    vreport(c, "violation: ", fmt, ap);
     va_end(ap);
-    fputc('\n', c->report);
-    fflush(c->report);
 }
 
 static uint32_t next_serial(struct comp *c) { return wl_display_next_serial(c->display); }
