@@ -93,10 +93,3 @@ int kiosk_signalfd_read(int fd)
         return 0;
     return (int)info.ssi_signo;
 }
-
-uint64_t kiosk_monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}

@@ -10,10 +10,7 @@ public enum Key {
     public static let left: UInt32 = 0xff51
     public static let up: UInt32 = 0xff52
     public static let right: UInt32 = 0xff53
-    public static let down: UInt32 = 0xff54
     public static let f1: UInt32 = 0xffbe
-    public static let f2: UInt32 = 0xffbf
-    public static let f3: UInt32 = 0xffc0
     public static let f4: UInt32 = 0xffc1
     public static let f12: UInt32 = 0xffc9
 }

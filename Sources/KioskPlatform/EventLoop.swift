@@ -41,7 +41,7 @@ package final class EventLoop {
     package func schedule(after seconds: Double, _ action: @escaping () -> Void) -> TimerID {
         let id = TimerID(value: nextID)
         nextID += 1
-        let deadline = kiosk_monotonic_ns() + UInt64(max(0, seconds) * 1e9)
+        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
         let i = timers.firstIndex { $0.deadline > deadline } ?? timers.endIndex
         timers.insert(Timer(id: id, deadline: deadline, action: action), at: i)
         rearm()
@@ -60,7 +60,7 @@ package final class EventLoop {
     private func runDueTimers() {
         _ = kiosk_timerfd_drain(timerFD)
         armedDeadline = 0
-        let now = kiosk_monotonic_ns()
+        let now = MonotonicClock.nanoseconds()
         while let t = timers.first, t.deadline <= now {
             timers.removeFirst()
             t.action()

@@ -34,5 +34,3 @@ int kiosk_signalfd_create(void);
 /* Reads one pending signal from the signalfd: its number, or 0 when none is pending. */
 int kiosk_signalfd_read(int fd);
 
-/* Nanoseconds on CLOCK_MONOTONIC. */
-uint64_t kiosk_monotonic_ns(void);
