@@ -17,11 +17,12 @@ final class Application: WindowDelegate, InputSink {
     private var preparation: ScenePreparation?
     private let scheduler: LoopScheduler
     private var stage: Stage?
+    private var shell: Shell? { stage?.scene as? Shell }
     private let startNS: UInt64
-    /// Run in order on SIGTERM/SIGINT before the process exits (saved state hangs off this).
-    var shutdownHooks: [() -> Void] = []
-
     private let store: StateStore
+    private let settings: SettingsController
+    let saver: StateSaver
+    private var screensaver: ScreensaverController?
     /// systemd's notification socket, when the kiosk runs as a service.
     private let notifier = SystemdNotifier()
 
@@ -36,7 +37,7 @@ final class Application: WindowDelegate, InputSink {
 
     /// What `STATUS=` says: the scene on screen, or the screensaver.
     private var statusLine: String {
-        guard let shell = stage?.scene as? Shell else { return "running" }
+        guard let shell else { return "running" }
         return shell.showingScreensaver ? "screensaver" : "showing \(shell.currentName)"
     }
 
@@ -49,49 +50,23 @@ final class Application: WindowDelegate, InputSink {
         }
     }
 
-    private let configPath: String?
-    private let overrides: Overrides
-    private var settings: Settings
-
-    /// Settings from the file (problems reported once each), then what was changed on the admin
-    /// panel, then the command line on top. A file refused as a whole (unreadable, not TOML)
-    /// gives the defaults at start, and nil on a reload: the kiosk keeps what it has.
-    static func loadSettings(configPath: String?, overrides: Overrides, store: StateStore?, log: Logger,
-                             reloading: Bool = false) -> Settings? {
-        var s = Settings()
-        if let path = configPath ?? Settings.defaultPath() {
-            let (loaded, problems) = Settings.read(path: path)
-            for p in problems { log.warning("\(p)") }
-            if let loaded { s = loaded } else if reloading {
-                log.warning("\(path) not applied: the kiosk keeps the settings it has")
-                return nil
-            }
-        }
-        if let store, let panel = store.load(PanelSettings.self, name: "admin"), !panel.isEmpty {
-            panel.apply(to: &s)
-            log.info("settings changed on the admin panel (\(store.path("admin"))) win over the file")
-        }
-        overrides.apply(to: &s)
-        return s
-    }
-
     init(configPath: String?, overrides: Overrides, startInScreensaver: Bool, log: Logger, startNS: UInt64) throws {
-        self.configPath = configPath
-        self.overrides = overrides
         let store = StateStore(report: { log.warning("\($0)") })
         store.prepare()
-        settings = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log)!
+        let settings = SettingsController(configPath: configPath, overrides: overrides, store: store, log: log)
+        self.settings = settings
         let sceneName = overrides.scene
-        let rotation = settings.rotate
+        let rotation = settings.current.rotate
         self.log = log
         self.startNS = startNS
         // The event loop first: it blocks the signals it handles, which every thread started
         // after it (the scene preparation below) inherits.
         loop = try EventLoop(log: log)
         scheduler = LoopScheduler(loop: loop)
+        saver = StateSaver(scheduler: scheduler)
         display = try Display(log: log, loop: loop)
         log.debug("startup: connected at \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms")
-        var name = settings.start
+        var name = settings.current.start
         if let requested = sceneName {
             if let n = SceneCatalog.canonicalName(requested) { name = n } else {
                 log.warning("unknown scene '\(requested)' (known: \(SceneCatalog.names.joined(separator: ", "))): showing '\(SceneCatalog.defaultName)'")
@@ -101,21 +76,21 @@ final class Application: WindowDelegate, InputSink {
         }
         self.store = store
         let expected = display.expectedDisplayInfo.map { Stage.rotated($0, rotation) }
-        let settings = self.settings
+        let current = settings.current
         let scheduler = self.scheduler
-        let names = settings.scenes.contains(name) ? settings.scenes : settings.scenes + [name]
+        let names = current.scenes.contains(name) ? current.scenes : current.scenes + [name]
         let prep = ScenePreparation(info: expected, log: log) { fonts in
-            let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler, idleTimeout: settings.idleTimeout,
+            let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler,
                               startInScreensaver: startInScreensaver, store: store,
-                              make: Application.sceneMaker(settings: settings, fonts: fonts, scheduler: scheduler, store: store, log: log))
-            shell.showsSceneBar = settings.sceneBar
-            shell.adminCorner = settings.adminGesture
+                              make: Application.sceneMaker(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log))
+            shell.showsSceneBar = current.sceneBar
+            shell.adminCorner = current.adminGesture
             return shell
         }
         prep.start()
         preparation = prep
         window = Window(display: display, log: log)
-        window.preRotates = settings.rotate != 0
+        window.preRotates = current.rotate != 0
         if let e = display.expectedDisplayInfo { window.prepareBuffer(logicalSize: e.size, scale: e.scale) }
         window.delegate = self
         display.seat?.sink = self
@@ -131,14 +106,9 @@ final class Application: WindowDelegate, InputSink {
         }
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
-        // A change of the settings file reloads it, like SIGHUP.
-        settingsWatcher = FileWatcher(paths: configPath.map { [$0] } ?? Settings.candidatePaths(), scheduler: scheduler,
-                                      report: { log.debug("\($0)") }, register: { [loop] in loop.watch(fd: $0, $1) }) { [weak self] in
-            self?.log.info("settings file changed")
-            self?.reloadSettings()
-        }
+        settings.apply = { [weak self] new, old in self?.apply(new, over: old) }
+        settings.watch(scheduler: scheduler, register: { [loop] in loop.watch(fd: $0, $1) })
     }
-    private var settingsWatcher: FileWatcher?
 
     func run() throws -> Int32 {
         do {
@@ -150,27 +120,21 @@ final class Application: WindowDelegate, InputSink {
             // visitor was doing is written first, the same way a clean shutdown writes it.
             log.info("saving state before exiting")
             notifier?.send("STOPPING=1")
-            saveAll()
+            saver.saveAll()
             throw error
         }
-    }
-
-    /// Every scene's state and the shell's, then the shutdown hooks.
-    private func saveAll() {
-        stage?.scene.saveState()
-        for hook in shutdownHooks { hook() }
     }
 
     private func signal(_ sig: Int32) {
         switch sig {
         case 1: // SIGHUP
-            reloadSettings()
+            settings.reload()
         case 10: // SIGUSR1: one line of frame statistics, for an operator or a measurement
             logDrawStats()
         default:
             log.info("signal \(sig): shutting down")
             notifier?.send("STOPPING=1")
-            saveAll()
+            saver.saveAll()
             loop.stop(exitCode: 0)
         }
     }
@@ -184,18 +148,20 @@ final class Application: WindowDelegate, InputSink {
             logPhase("configured")
             let (scene, fonts) = prep.join()
             logPhase("scene ready")
-            stage = Stage(scene: scene, info: info, rotation: settings.rotate, laidOutFor: prep.preparedInfo)
+            let current = settings.current
+            stage = Stage(scene: scene, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
             stage?.setBufferRotation(window.bufferRotation)
             stage?.fonts = fonts
-            stage?.showsStats = settings.stats
+            stage?.showsStats = current.stats
+            saver.scene = scene
             if let shell = scene as? Shell {
                 shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
-                shell.onScreensaverChange = { [weak self] on in
-                    self?.screensaverChanged(on)
-                    self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
-                }
                 shell.onSceneChange = { [weak self] _ in self?.notifier?.send("STATUS=\(self?.statusLine ?? "")") }
-                if shell.showingScreensaver { screensaverChanged(true) }
+                let saver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
+                                                  blankDelay: current.blankDelay, log: { [log] in log.info("\($0)") },
+                                                  inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
+                saver.onChange = { [weak self] _ in self?.notifier?.send("STATUS=\(self?.statusLine ?? "")") }
+                screensaver = saver
             }
             preparation = nil
         }
@@ -233,33 +199,13 @@ final class Application: WindowDelegate, InputSink {
         log.info("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
     }
 
-    /// While the screensaver runs, the screen may blank after `blank_delay` seconds (0: never):
-    /// the idle inhibitor is released then and taken back when someone wakes the kiosk.
-    private var blankTimer: ScheduledTimer?
-    private func screensaverChanged(_ on: Bool) {
-        blankTimer?.cancel()
-        blankTimer = nil
-        if on, settings.blankDelay > 0 {
-            blankTimer = scheduler.schedule(after: settings.blankDelay) { [weak self] in
-                self?.log.info("screensaver: letting the screen blank")
-                self?.window.setIdleInhibited(false)
-            }
-        } else if !on {
-            window.setIdleInhibited(true)
-        }
-    }
-
-    /// SIGHUP or a change of the file: re-reads the settings and applies them live. Scenes
-    /// whose settings changed are saved and rebuilt (they keep their state); only the start
-    /// scene and the blank delay of a screensaver already running wait for the next start.
-    private func reloadSettings() {
-        guard let new = Application.loadSettings(configPath: configPath, overrides: overrides, store: store, log: log, reloading: true) else { return }
-        log.notice("settings reloaded")
-        let old = settings
-        settings = new
+    /// New settings, live. Scenes whose settings changed are saved and rebuilt (they keep
+    /// their state); only the start scene waits for the next start.
+    private func apply(_ new: Settings, over old: Settings) {
         guard let stage else { return }
-        if let shell = stage.scene as? Shell {
-            shell.idleTimeout = new.idleTimeout
+        screensaver?.idleTimeout = new.idleTimeout
+        screensaver?.blankDelay = new.blankDelay
+        if let shell {
             shell.showsSceneBar = new.sceneBar
             shell.adminCorner = new.adminGesture
             var rebuild = Set<String>()
@@ -268,7 +214,7 @@ final class Application: WindowDelegate, InputSink {
             if new.theme != old.theme { rebuild.formUnion(["lander", "tiles"]) }
             if let fonts = stage.fonts, new.scenes != old.scenes || !rebuild.isEmpty {
                 // A scene asked for on the command line stays reachable, as at start.
-                let asked = overrides.scene.flatMap(SceneCatalog.canonicalName)
+                let asked = settings.overrides.scene.flatMap(SceneCatalog.canonicalName)
                 let names = asked.map { new.scenes.contains($0) ? new.scenes : new.scenes + [$0] } ?? new.scenes
                 shell.reconfigure(names: names, rebuild: rebuild,
                                   make: Application.sceneMaker(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
@@ -285,44 +231,16 @@ final class Application: WindowDelegate, InputSink {
     private let adminLock = AdminLock()
 
     private func openAdminPanel() {
-        guard let stage, let shell = stage.scene as? Shell, let fonts = stage.fonts else { return }
+        guard let shell, let fonts = stage?.fonts else { return }
         log.notice("admin panel opened")
-        let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings, lock: adminLock) { [weak self] outcome in
+        let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings.current, lock: adminLock) { [weak self] outcome in
             // After the touch that chose it has been delivered, not in the middle of it.
-            self?.scheduler.schedule(after: 0) { self?.adminPanelClosed(outcome) }
+            self?.scheduler.schedule(after: 0) {
+                self?.shell?.closeOverlay()
+                self?.settings.panelClosed(outcome)
+            }
         }
         shell.showOverlay(panel)
-    }
-
-    private func adminPanelClosed(_ outcome: AdminPanel.Outcome) {
-        guard let shell = stage?.scene as? Shell else { return }
-        shell.closeOverlay()
-        switch outcome {
-        case .cancel:
-            log.notice("admin panel closed")
-        case .save(let changes):
-            let kept = (store.load(PanelSettings.self, name: "admin") ?? PanelSettings()).merged(with: changes)
-            store.save(kept, name: "admin")
-            log.notice("admin panel: settings saved to \(store.path("admin"))")
-            reloadSettings()
-        case .useFile:
-            store.save(PanelSettings(), name: "admin")
-            log.notice("admin panel: back to the settings file")
-            reloadSettings()
-        }
-    }
-
-    /// Saves a few seconds after input changed something, so a power cut loses at most those
-    /// seconds; bursts of input collapse into one save.
-    private var saveTimer: ScheduledTimer?
-    /// `KIOSK_SAVE_DELAY` (seconds) shortens it for the kill -9 tests, which want saves in flight.
-    static let saveDelay: Double = getenv("KIOSK_SAVE_DELAY").flatMap { Double(String(cString: $0)) }.map { max(0.01, min($0, 60)) } ?? 3.0
-    private func saveSoon() {
-        guard saveTimer == nil else { return }
-        saveTimer = scheduler.schedule(after: Application.saveDelay) { [weak self] in
-            self?.saveTimer = nil
-            self?.stage?.scene.saveState()
-        }
     }
 
     // MARK: InputSink
@@ -334,7 +252,7 @@ final class Application: WindowDelegate, InputSink {
         }
         guard let stage else { return }
         stage.scene.handle(stage.toScene(batch), at: MonotonicClock.now())
-        saveSoon()
+        saver.noteInput()
     }
 
     func handle(_ key: KeyEvent) {
@@ -345,6 +263,6 @@ final class Application: WindowDelegate, InputSink {
         } else {
             stage.scene.handle(key, at: MonotonicClock.now())
         }
-        saveSoon()
+        saver.noteInput()
     }
 }

@@ -95,7 +95,7 @@ extension KioskCommand {
                 guard SceneCatalog.publicScenes.contains(scene) else {
                     throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.publicScenes.joined(separator: ", ")))")
                 }
-                s = Shell(names: SceneCatalog.publicScenes, start: scene, fonts: fonts, scheduler: ManualScheduler(), idleTimeout: 0) {
+                s = Shell(names: SceneCatalog.publicScenes, start: scene, fonts: fonts, scheduler: ManualScheduler()) {
                     SceneCatalog.make($0, fonts: fonts)!
                 }
             }

@@ -54,11 +54,12 @@ func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300
     report.fdsAtStart = openDescriptorCount()
     let fonts = FontCache()
     let scheduler = ManualScheduler()
-    let shell = Shell(names: SceneCatalog.publicScenes, start: "touch", fonts: fonts, scheduler: scheduler, idleTimeout: 60) {
+    let shell = Shell(names: SceneCatalog.publicScenes, start: "touch", fonts: fonts, scheduler: scheduler) {
         SceneCatalog.make($0, fonts: fonts, scheduler: scheduler)!
     }
+    let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: 60)
     var screensaverWas = false
-    shell.onScreensaverChange = { on in if on, !screensaverWas { report.screensavers += 1 }; screensaverWas = on }
+    screensaver.onChange = { on in if on, !screensaverWas { report.screensavers += 1 }; screensaverWas = on }
     let clock = ManualClock()
     let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: size), clock: clock)
     var rng = SplitMix64(seed: seed)
@@ -137,5 +138,6 @@ func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300
     report.rssAtEndKiB = currentRSSKiB()
     if !warmedUp { report.rssAfterWarmupKiB = report.rssAtEndKiB }
     report.fdsAtEnd = openDescriptorCount()
+    withExtendedLifetime(screensaver) {}
     return report
 }

@@ -117,7 +117,7 @@ final class Stage {
     /// the scene says.
     private var changed = false
     /// Whether a frame is due: the stage or the scene changed, or the scene animates.
-    var needsFrame: Bool { changed || !scene.invalidation.isEmpty || scene.isAnimating }
+    var needsFrame: Bool { changed || scene.needsFrame }
 
     /// Moves the scene's animations and timers to `time`: once per frame, before `takeDamage`.
     func advance(to time: Double) {

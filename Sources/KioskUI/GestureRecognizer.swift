@@ -9,7 +9,7 @@ import KioskRender
 public enum Length: Equatable, Sendable {
     case points(Double)
     case millimetres(Double)
-    func points(perMillimetre ppmm: Double) -> Double {
+    public func points(perMillimetre ppmm: Double) -> Double {
         switch self {
         case .points(let p): return p
         case .millimetres(let mm): return mm * ppmm
@@ -38,6 +38,10 @@ open class GestureRecognizer {
     /// Return true for recognizers allowed to recognize together with this one (pinch + rotate).
     public var recognizesSimultaneously: (GestureRecognizer) -> Bool = { _ in false }
     public var name = ""
+    /// Whether this recognizer is to see `touch` at all, asked once at touch-down (UIKit's
+    /// delegate `gestureRecognizer(_:shouldReceive:)`): a touch refused is not tracked and
+    /// cannot make the recognizer fail.
+    public var shouldReceive: ((Touch) -> Bool)?
 
     private var actions: [(GestureRecognizer) -> Void] = []
     var failureRequirements: [GestureRecognizer] = []
@@ -71,7 +75,7 @@ open class GestureRecognizer {
 
     /// Converts a threshold to points on this recognizer's screen.
     public func points(_ length: Length) -> Double {
-        length.points(perMillimetre: root?.info.pointsPerMillimetre ?? DisplayInfo.fallbackPointsPerMillimetre)
+        length.points(perMillimetre: (root ?? view?.root)?.info.pointsPerMillimetre ?? DisplayInfo.fallbackPointsPerMillimetre)
     }
     var now: Double { root?.scheduler.now ?? 0 }
 

@@ -172,6 +172,50 @@ public final class PanGestureRecognizer: GestureRecognizer {
     public override func reset() { samples.removeAll(); offset = .zero }
 }
 
+/// A finger that comes in from one edge of the screen (UIKit's UIScreenEdgePanGestureRecognizer):
+/// it must touch down within `edgeWidth` of `edge` and travel `minimumTravel` inwards, mostly
+/// across the edge (sideways less than half as far); it then begins, changes as it moves and
+/// ends on lift. Touches that start elsewhere are not its own.
+public final class ScreenEdgePanGestureRecognizer: GestureRecognizer {
+    public enum Edge: Sendable { case left, right }
+    public let edge: Edge
+    public var edgeWidth: Length = .millimetres(6)
+    public var minimumTravel: Length = .millimetres(30)
+
+    public init(edge: Edge, action: ((GestureRecognizer) -> Void)? = nil) {
+        self.edge = edge
+        super.init(action: action)
+        shouldReceive = { [unowned self] t in self.startsAtEdge(t) }
+    }
+
+    private func startsAtEdge(_ t: Touch) -> Bool {
+        guard let root = t.root else { return false }
+        let x = t.location(in: nil).x, zone = edgeWidth.points(perMillimetre: root.info.pointsPerMillimetre), width = root.bounds.width
+        return edge == .left ? x <= zone : x >= width - zone
+    }
+
+    /// How far the first finger has come in from where it touched down (negative: outwards).
+    public var travel: Double {
+        guard let t = trackedTouches.first else { return 0 }
+        let dx = t.location.x - t.startLocation.x
+        return edge == .left ? dx : -dx
+    }
+
+    public override func touchesMoved(_ touches: Set<Touch>) {
+        guard let t = trackedTouches.first else { return }
+        if state == .possible {
+            let dx = t.location.x - t.startLocation.x, dy = t.location.y - t.startLocation.y
+            if abs(dx) >= points(minimumTravel) && abs(dy) < abs(dx) / 2 { setState(.began) }
+        } else if state.isActive {
+            setState(.changed)
+        }
+    }
+    public override func touchesEnded(_ touches: Set<Touch>) {
+        guard trackedTouches.count == touches.count else { return }
+        if state.isActive { setState(.ended) } else { setState(.failed) }
+    }
+}
+
 /// A quick straight stroke in one of `direction`.
 public final class SwipeGestureRecognizer: GestureRecognizer {
     public struct Direction: OptionSet, Sendable {

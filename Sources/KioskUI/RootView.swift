@@ -203,7 +203,7 @@ public final class RootView: View {
                 var recognizers: [GestureRecognizer] = []
                 var v: View? = target
                 while let cur = v {
-                    recognizers += cur.gestureRecognizers.filter { $0.isEnabled }
+                    recognizers += cur.gestureRecognizers.filter { $0.isEnabled && $0.shouldReceive?(t) != false }
                     v = cur.superview
                 }
                 t.gestureRecognizers = recognizers

@@ -20,6 +20,15 @@ public final class Invalidation {
     /// A scene whose drawing walks the damage once (not once per item) may allow more.
     public var maximumRects = Invalidation.defaultMaximumRects
 
+    /// Moves what this holds into `other` (damage of a layer drawn over `other`'s), and
+    /// empties itself.
+    public func drain(into other: Invalidation) {
+        if everything { other.addAll() } else { for r in rects { other.add(r) } }
+        rects.removeAll(keepingCapacity: true)
+        everything = false
+        pending = false
+    }
+
     /// The damage as a pixel region at `scale`, then empties itself.
     public func take(scale: Int, bounds: PixelRect) -> Region {
         defer { rects.removeAll(keepingCapacity: true); everything = false; pending = false }
@@ -44,6 +53,8 @@ public protocol Scene: AnyObject {
     func advance(to time: Double)
     /// True while the scene changes by itself and wants frames.
     var isAnimating: Bool { get }
+    /// Whether the next frame has anything to show: something changed, or it animates.
+    var needsFrame: Bool { get }
     /// Draws the scene; the canvas is clipped to what needs repainting.
     func draw(in canvas: Canvas)
     /// Does the first frame's expensive preparation now (text shaping, layers), so that it can
@@ -57,6 +68,7 @@ public protocol Scene: AnyObject {
 }
 
 extension Scene {
+    public var needsFrame: Bool { !invalidation.isEmpty || isAnimating }
     public func prepareContent() {}
     public func saveState() {}
     public func setActive(_ active: Bool) {}

@@ -108,6 +108,55 @@ private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingVi
     }
 }
 
+@Suite struct ScreenEdgePanGestureTests {
+    /// 800 pt wide at 96 dpi: the 6 mm edge zone is 22.7 pt, 30 mm of travel 113 pt.
+    @Test func aFingerFromTheEdgeBeginsAfterTravellingInwards() {
+        var states: [GestureRecognizer.State] = []
+        let pan = ScreenEdgePanGestureRecognizer(edge: .right) { states.append($0.state) }
+        let (h, view) = setup(pan)
+        h.down(1, 795, 300)
+        for i in 1...5 { h.move(1, 795 - Double(i) * 20, 305, dt: 0.016) }
+        #expect(states.isEmpty) // 100 pt: not yet
+        h.move(1, 675, 310, dt: 0.016)
+        #expect(states == [.began] && pan.travel == 120)
+        h.up(1, 670, 310, dt: 0.016)
+        #expect(states == [.began, .ended])
+        #expect(view.log == ["began 1", "moved", "moved", "moved", "moved", "moved", "cancelled"])
+    }
+
+    @Test func elsewhereItSeesNothingAndASteepStrokeDoesNotCount() {
+        var fired = 0
+        let pan = ScreenEdgePanGestureRecognizer(edge: .left) { _ in fired += 1 }
+        let (h, _) = setup(pan)
+        // Starts 30 pt in: not from the edge, so not the recognizer's at all.
+        h.down(1, 30, 300)
+        h.move(1, 250, 300, dt: 0.05)
+        h.up(1, 250, 300, dt: 0.05)
+        #expect(fired == 0 && pan.numberOfTouches == 0)
+        // From the edge, but as much down as across.
+        h.down(2, 5, 100, dt: 1)
+        h.move(2, 125, 200, dt: 0.05)
+        h.up(2, 125, 200, dt: 0.05)
+        #expect(fired == 0)
+    }
+}
+
+@Suite struct ShouldReceiveTests {
+    @Test func aRefusedTouchIsNeitherTrackedNorAbleToFailTheRecognizer() {
+        var states: [GestureRecognizer.State] = []
+        let lp = LongPressGestureRecognizer { states.append($0.state) }
+        lp.numberOfTouchesRequired = 2
+        lp.shouldReceive = { $0.location(in: nil).x < 400 }
+        let (h, _) = setup(lp)
+        // Two fingers on the left half, a third on the right moving about: still a long press.
+        h.touches([touch(1, .began, 100, 100), touch(2, .began, 150, 100), touch(3, .began, 600, 100)])
+        h.move(3, 700, 300, dt: 0.1)
+        #expect(lp.numberOfTouches == 2)
+        h.wait(0.5)
+        #expect(states == [.began])
+    }
+}
+
 @Suite struct PanGestureTests {
     @Test func beginsPastTheSlopAndReportsTranslation() {
         var translations: [Point] = []

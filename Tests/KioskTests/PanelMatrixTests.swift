@@ -43,7 +43,7 @@ import Glibc
             self.panel = panel
             let fonts = testFonts, s = scheduler
             let start = screen == "lander-help" ? "lander" : ["touch", "lander", "tiles"].contains(screen) ? screen : "touch"
-            shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s, idleTimeout: 0) {
+            shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s) {
                 SceneCatalog.make($0, fonts: fonts, scheduler: s)!
             }
             renderer = try HeadlessRenderer(scene: shell, info: panel.info)
@@ -141,7 +141,7 @@ import Glibc
 
     @Test func theStatsOverlayTakesItsStripFromTheScenes() throws {
         let fonts = testFonts, s = ManualScheduler()
-        let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s, idleTimeout: 0) {
+        let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
             SceneCatalog.make($0, fonts: fonts, scheduler: s)!
         }
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 480)))

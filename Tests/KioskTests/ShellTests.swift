@@ -11,12 +11,14 @@ import Glibc
     final class Rig {
         let scheduler = ManualScheduler()
         let shell: Shell
+        let saver: ScreensaverController
         var now: Double { scheduler.now }
         init(idle: Double = 10, start: String = "tiles", screensaver: Bool = false, store: StateStore? = nil) {
             let fonts = FontCache()
             let s = scheduler
-            shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s, idleTimeout: idle,
+            shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s,
                           startInScreensaver: screensaver, store: store) { SceneCatalog.make($0, fonts: fonts, scheduler: s, store: store)! }
+            saver = ScreensaverController(shell: shell, scheduler: s, idleTimeout: idle)
             shell.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
             shell.advance(to: 0)
         }
@@ -33,7 +35,7 @@ import Glibc
         // scene_bar = false is applied before the first layout; the tile board must not be laid
         // out at the placeholder size first and then slide into place.
         let fonts = FontCache(), s = ManualScheduler()
-        let shell = Shell(names: ["touch", "tiles"], start: "tiles", fonts: fonts, scheduler: s, idleTimeout: 0) {
+        let shell = Shell(names: ["touch", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
             SceneCatalog.make($0, fonts: fonts, scheduler: s)!
         }
         shell.showsSceneBar = false
@@ -46,7 +48,7 @@ import Glibc
         // On a 1280×720 panel (cage's headless output) the lander's readout ran under the bar
         // and the bar covered the first row of tiles, which could then not be touched.
         let fonts = FontCache(), s = ManualScheduler()
-        let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s, idleTimeout: 0) {
+        let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
             SceneCatalog.make($0, fonts: fonts, scheduler: s)!
         }
         for size in [Size(width: 1280, height: 720), Size(width: 800, height: 480), Size(width: 480, height: 800)] {
@@ -121,7 +123,7 @@ import Glibc
     @Test func theApplicationHearsWhenTheScreensaverStartsAndEnds() {
         let r = Rig(idle: 5)
         var events: [Bool] = []
-        r.shell.onScreensaverChange = { events.append($0) }
+        r.saver.onChange = { events.append($0) }
         r.wait(5.1)
         r.tap(100, 700)
         r.wait(5.1)
@@ -168,10 +170,49 @@ import Glibc
         #expect(r.shell.currentName == "tiles")
     }
 
+    @Test func oneBatchIsSplitBetweenTheChromeAndTheSceneBelow() throws {
+        // A finger on the bar's "Lander" pill and one on a tile go down in the same frame: the
+        // pill is pressed, the tile is the scene's, and the pill switches only when its finger
+        // lifts.
+        let r = Rig(start: "tiles")
+        r.wait(0.5)
+        let pill = r.shell.sceneBarFrames[1]
+        let tile = r.tiles.board.convert(r.tiles.tileFrame(index: 2).center, to: nil)
+        r.shell.handle(TouchBatch(time: 0, points: [touch(1, .began, pill.midX, pill.midY), touch(2, .began, tile.x, tile.y)]), at: r.now)
+        r.wait(0.05)
+        r.shell.handle(TouchBatch(time: 0, points: [touch(2, .ended, tile.x, tile.y)]), at: r.now)
+        r.wait(0.5)
+        #expect(r.tiles.model.selectedIDs == [2])
+        #expect(r.shell.currentName == "tiles")
+        r.shell.handle(TouchBatch(time: 0, points: [touch(1, .ended, pill.midX, pill.midY)]), at: r.now)
+        #expect(r.shell.currentName == "lander")
+    }
+
+    @Test func aSwipeFromTheEdgeNeverReachesTheSceneAndAnywhereElseItDoes() throws {
+        let r = Rig(start: "touch")
+        let scene = try #require(r.shell.current as? TouchTestScene)
+        r.wait(0.5)
+        // From the left edge (6 mm ≈ 22 pt at 96 dpi), but too short to switch.
+        r.shell.handle(TouchBatch(time: 0, points: [touch(1, .began, 5, 400)]), at: r.now)
+        r.wait(0.05)
+        #expect(scene.model.fingers.isEmpty)
+        r.shell.handle(TouchBatch(time: 0, points: [touch(1, .ended, 60, 400)]), at: r.now)
+        #expect(r.shell.currentName == "touch")
+        // 30 pt in: the scene's.
+        r.shell.handle(TouchBatch(time: 0, points: [touch(2, .began, 30, 400)]), at: r.now)
+        r.wait(0.05)
+        #expect(scene.model.fingers.count == 1)
+        r.shell.handle(TouchBatch(time: 0, points: [touch(2, .ended, 30, 400)]), at: r.now)
+        // From the left edge far enough: the previous scene (the list wraps round).
+        r.shell.handle(TouchBatch(time: 0, points: [touch(3, .began, 3, 400)]), at: r.now)
+        r.shell.handle(TouchBatch(time: 0, points: [touch(3, .moved, 130, 410)]), at: r.now)
+        #expect(r.shell.currentName == "tiles")
+    }
+
     @Test func aSwitchCrossFadesThenStopsDrawing() throws {
         let fonts = FontCache()
         let s = ManualScheduler()
-        let shell = Shell(names: ["touch", "tiles"], start: "touch", fonts: fonts, scheduler: s, idleTimeout: 0) {
+        let shell = Shell(names: ["touch", "tiles"], start: "touch", fonts: fonts, scheduler: s) {
             SceneCatalog.make($0, fonts: fonts, scheduler: s)!
         }
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 640, height: 400)))

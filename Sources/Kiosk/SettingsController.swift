@@ -1,0 +1,82 @@
+import Logging
+import KioskCore
+import KioskUI
+
+/// The settings in force: at start the file's (each problem reported once), then what was
+/// changed on the admin panel, then the command line on top; again on SIGHUP or when the file
+/// changes (`reload`), handed to `apply` with the settings they replace so the kiosk changes
+/// live. A file refused as a whole (unreadable, not TOML) gives the defaults at start, and is
+/// not applied on a reload: the kiosk keeps what it has.
+final class SettingsController {
+    private(set) var current: Settings
+    let configPath: String?
+    let overrides: Overrides
+    private let store: StateStore
+    private let log: Logger
+    private var watcher: FileWatcher?
+    /// Applies `new` over `old` (set by the application once the kiosk is up).
+    var apply: ((_ new: Settings, _ old: Settings) -> Void)?
+
+    init(configPath: String?, overrides: Overrides, store: StateStore, log: Logger) {
+        self.configPath = configPath
+        self.overrides = overrides
+        self.store = store
+        self.log = log
+        current = Self.load(configPath: configPath, overrides: overrides, store: store, log: log)!
+    }
+
+    static func load(configPath: String?, overrides: Overrides, store: StateStore?, log: Logger,
+                     reloading: Bool = false) -> Settings? {
+        var s = Settings()
+        if let path = configPath ?? Settings.defaultPath() {
+            let (loaded, problems) = Settings.read(path: path)
+            for p in problems { log.warning("\(p)") }
+            if let loaded { s = loaded } else if reloading {
+                log.warning("\(path) not applied: the kiosk keeps the settings it has")
+                return nil
+            }
+        }
+        if let store, let panel = store.load(PanelSettings.self, name: "admin"), !panel.isEmpty {
+            panel.apply(to: &s)
+            log.info("settings changed on the admin panel (\(store.path("admin"))) win over the file")
+        }
+        overrides.apply(to: &s)
+        return s
+    }
+
+    /// Reloads whenever the settings file (or, with none given, any of the places one may
+    /// appear) changes, as SIGHUP does.
+    func watch(scheduler: Scheduler, register: @escaping (Int32, @escaping () -> Void) -> Void) {
+        watcher = FileWatcher(paths: configPath.map { [$0] } ?? Settings.candidatePaths(), scheduler: scheduler,
+                              report: { [log] in log.debug("\($0)") }, register: register) { [weak self] in
+            self?.log.info("settings file changed")
+            self?.reload()
+        }
+    }
+
+    /// Re-reads the settings and applies them.
+    func reload() {
+        guard let new = Self.load(configPath: configPath, overrides: overrides, store: store, log: log, reloading: true) else { return }
+        log.notice("settings reloaded")
+        let old = current
+        current = new
+        apply?(new, old)
+    }
+
+    /// The admin panel's outcome: its changes kept (over earlier ones) or dropped, then reloaded.
+    func panelClosed(_ outcome: AdminPanel.Outcome) {
+        switch outcome {
+        case .cancel:
+            log.notice("admin panel closed")
+        case .save(let changes):
+            let kept = (store.load(PanelSettings.self, name: "admin") ?? PanelSettings()).merged(with: changes)
+            store.save(kept, name: "admin")
+            log.notice("admin panel: settings saved to \(store.path("admin"))")
+            reload()
+        case .useFile:
+            store.save(PanelSettings(), name: "admin")
+            log.notice("admin panel: back to the settings file")
+            reload()
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import KioskCore
+import KioskRender
+import KioskUI
+
+/// What the shell lays over its scenes, built from the toolkit: the scene bar (a `Button` per
+/// scene), the two screen edges a swipe comes in from (`ScreenEdgePanGestureRecognizer`), the
+/// corner where three fingers held still ask for the admin panel (`LongPressGestureRecognizer`),
+/// and the veil that takes the touch waking the screensaver. It is a view tree of its own, drawn
+/// over the scene; a touch none of its views takes falls through the root to the scene below
+/// (`FallThrough`), so the scene sees what it would see without the chrome.
+final class ShellChrome {
+    let root: RootView
+    let bar = SceneBar()
+    private let edges: [EdgeZone] = [EdgeZone(edge: .left), EdgeZone(edge: .right)]
+    private let veil = Veil()
+    private let adminHold = LongPressGestureRecognizer()
+    let fallThrough = FallThrough()
+
+    /// A scene's button was tapped.
+    var onChoose: ((String) -> Void)? { get { bar.onChoose } set { bar.onChoose = newValue } }
+    /// A swipe came in from an edge: +1 for the next scene (from the right), −1 the previous.
+    var onEdgeSwipe: ((Int) -> Void)?
+    /// The touch that wakes the screensaver went down (it goes no further).
+    var onWake: (() -> Void)? { get { veil.onTouch } set { veil.onTouch = newValue } }
+    /// Three fingers were held still in the admin corner for `adminHoldSeconds`.
+    var onAdminHold: (() -> Void)?
+    static let adminHoldSeconds = 3.0
+
+    /// Where the admin gesture is held (nil: off).
+    var adminCorner: Settings.AdminCorner? {
+        didSet { adminHold.isEnabled = adminCorner != nil }
+    }
+
+    init(fonts: FontCache, scheduler: Scheduler) {
+        root = RootView(info: DisplayInfo(size: Size(width: 1, height: 1)), fonts: fonts, scheduler: scheduler)
+        root.owner = fallThrough
+        // Every finger falls through to the scene, and the admin hold counts three.
+        root.isMultipleTouchEnabled = true
+        for e in edges {
+            e.pan.addTarget { [weak self] r in
+                guard r.state == .began, let pan = r as? ScreenEdgePanGestureRecognizer else { return }
+                self?.onEdgeSwipe?(pan.edge == .right ? 1 : -1)
+            }
+            root.addSubview(e)
+        }
+        // The bar over the edges (a pill near an edge is the pill's), the veil over everything.
+        root.addSubview(bar)
+        root.addSubview(veil)
+        adminHold.numberOfTouchesRequired = 3
+        adminHold.minimumPressDuration = Self.adminHoldSeconds
+        adminHold.allowableMovement = .millimetres(8)
+        adminHold.isEnabled = false
+        adminHold.shouldReceive = { [unowned self] t in self.inAdminCorner(t.location(in: nil)) }
+        adminHold.addTarget { [weak self] r in
+            // The fingers were the scene's until now: the recognizer has cancelled them there.
+            guard r.state == .began, self?.adminCorner != nil else { return }
+            self?.onAdminHold?()
+        }
+        root.addGestureRecognizer(adminHold)
+    }
+
+    /// Within 40 mm of the chosen corner: room for three fingertips, far from most controls.
+    private func inAdminCorner(_ p: Point) -> Bool {
+        guard let c = adminCorner else { return false }
+        let info = root.info, zone = 40 * info.pointsPerMillimetre
+        let left = p.x <= zone, right = p.x >= info.size.width - zone
+        let top = p.y <= zone, bottom = p.y >= info.size.height - zone
+        switch c {
+        case .topLeft: return left && top
+        case .topRight: return right && top
+        case .bottomLeft: return left && bottom
+        case .bottomRight: return right && bottom
+        }
+    }
+
+    /// Lays the chrome out for the whole screen; the bar sits below `info`'s top inset.
+    func layout(_ info: DisplayInfo) {
+        root.setDisplay(info)
+        for e in edges {
+            let zone = e.pan.edgeWidth.points(perMillimetre: info.pointsPerMillimetre)
+            e.frame = Rect(x: e.edge == .left ? 0 : info.size.width - zone, y: 0, width: zone, height: info.size.height)
+        }
+        veil.frame = Rect(origin: .zero, size: info.size)
+        bar.layout(in: info)
+    }
+
+    /// Shows what suits what is on screen: the bar and the edges over a scene (with more than
+    /// one to choose), the veil over the screensaver, none of it over the admin panel, which
+    /// takes every touch itself.
+    func show(bar showsBar: Bool, current: String, screensaver: Bool, overlay: Bool) {
+        let choices = bar.names.count > 1
+        bar.isHidden = !(showsBar && choices) || screensaver || overlay
+        bar.selected = current
+        for e in edges { e.isHidden = !choices || overlay }
+        veil.isHidden = !screensaver
+        adminHold.isEnabled = adminCorner != nil && !overlay
+    }
+
+    /// Delivers `batch` to the chrome; what falls through reaches `below` as one batch.
+    func handle(_ batch: TouchBatch, at time: Double) {
+        fallThrough.gather(batch) { root.handle(batch, at: time) }
+    }
+
+    /// Whether the chrome has anything to draw or animate.
+    var needsFrame: Bool { !root.invalidation.isEmpty || root.isAnimating }
+}
+
+/// The pills at the top that choose a scene: one `Button` per scene, all one width (the
+/// longest title's), at least 10 mm tall, centred; the scene on screen lit.
+final class SceneBar: View {
+    static let fontPoints = 20.0
+    static let titles = ["touch": "Touch test", "lander": "Lander", "tiles": "Tiles", "words": "Words"]
+    private(set) var buttons: [Button] = []
+    var onChoose: ((String) -> Void)?
+    var names: [String] = [] {
+        didSet {
+            guard names != oldValue else { return }
+            for b in buttons { b.removeFromSuperview() }
+            buttons = names.map { name in
+                let b = Button()
+                b.title = Self.titles[name] ?? name
+                b.titleLabel.fontSize = Self.fontPoints
+                // Starts on the pill or just beside it; a finger that slid off by more than
+                // the gap to its neighbour no longer presses it.
+                b.touchDownHitOutset = 4
+                b.trackingHitOutset = 20
+                b.action = { [weak self] _ in self?.onChoose?(name) }
+                addSubview(b)
+                return b
+            }
+            restyle()
+        }
+    }
+    var selected = "" { didSet { if selected != oldValue { restyle() } } }
+
+    private func restyle() {
+        for (b, name) in zip(buttons, names) {
+            let lit = name == selected
+            b.backgroundColor = lit ? Color.sky.withAlpha(0.85) : Color.black.withAlpha(0.45)
+            b.titleLabel.textColor = lit ? Color.ink : Color.paper
+        }
+    }
+
+    /// The buttons' frames for `info` (below its top inset), none for one scene.
+    static func frames(for names: [String], in info: DisplayInfo, fonts: FontCache) -> [Rect] {
+        guard names.count > 1 else { return [] }
+        let mm = info.pointsPerMillimetre, n = Double(names.count), gap = 8.0
+        // One width for all, wide enough for the longest title, and the whole bar on screen.
+        let font = fonts.font(points: fontPoints, scale: 1)
+        let widest = names.map { font?.layout(titles[$0] ?? $0).width ?? 0 }.max() ?? 0
+        let h = max(40, 10 * mm)
+        let w = min(max(110, 28 * mm, widest + h * 0.8), (info.size.width - 16 - (n - 1) * gap) / n)
+        let x0 = (info.size.width - (n * w + (n - 1) * gap)) / 2
+        // Below any chrome already at the top (the stats overlay).
+        let y = info.safeAreaInsets.top + 6
+        return names.indices.map { Rect(x: x0 + Double($0) * (w + gap), y: y, width: w, height: h) }
+    }
+
+    /// The buttons' frames on screen, as last laid out.
+    private(set) var buttonFrames: [Rect] = []
+
+    func layout(in info: DisplayInfo) {
+        guard let fonts = root?.fonts else { return }
+        buttonFrames = Self.frames(for: names, in: info, fonts: fonts)
+        guard let first = buttonFrames.first, let last = buttonFrames.last else { frame = .zero; return }
+        frame = Rect(x: first.minX, y: first.minY, width: last.maxX - first.minX, height: first.height)
+        for (b, f) in zip(buttons, buttonFrames) {
+            b.frame = Rect(x: f.minX - first.minX, y: 0, width: f.width, height: f.height)
+            b.cornerRadius = f.height / 2
+        }
+    }
+}
+
+/// A strip along a screen edge where a swipe may start: it keeps its touches from the scene
+/// while they might become one (a scene never sees a touch that began there).
+final class EdgeZone: View {
+    let pan: ScreenEdgePanGestureRecognizer
+    var edge: ScreenEdgePanGestureRecognizer.Edge { pan.edge }
+    init(edge: ScreenEdgePanGestureRecognizer.Edge) {
+        pan = ScreenEdgePanGestureRecognizer(edge: edge)
+        super.init(frame: .zero)
+        isMultipleTouchEnabled = true
+        addGestureRecognizer(pan)
+    }
+    override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) {}
+    override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {}
+    override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {}
+    override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {}
+}
+
+/// Over the screensaver: the touch that wakes the kiosk lands here and nowhere else, for its
+/// whole life, so it never presses what the screensaver uncovers.
+final class Veil: View {
+    var onTouch: (() -> Void)?
+    override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) { onTouch?() }
+    override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {}
+    override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {}
+    override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {}
+}
+
+/// The chrome root's next responder: touches no chrome view took, handed on to the scene below
+/// (`deliver`). Those of one platform batch go on as one batch, in the platform's order; a
+/// cancellation that comes later (the admin hold taking its fingers on a timer) goes at once.
+final class FallThrough: Responder {
+    var deliver: (TouchBatch) -> Void = { _ in }
+    private var gathered: Set<Passed>?
+    private var extra: [TouchPoint] = []
+    private struct Passed: Hashable { let id: Int32; let phase: TouchPhase }
+
+    func gather(_ batch: TouchBatch, _ body: () -> Void) {
+        gathered = []
+        extra = []
+        body()
+        let passed = gathered ?? []
+        gathered = nil
+        var points = batch.points.filter { passed.contains(Passed(id: $0.id, phase: $0.phase)) }
+        // Cancelled by a recognizer while moving: the scene hears the cancellation instead.
+        points += extra.filter { p in !points.contains { $0.id == p.id && $0.phase == p.phase } }
+        if !points.isEmpty { deliver(TouchBatch(time: batch.time, points: points)) }
+    }
+
+    private func pass(_ touches: Set<Touch>, _ phase: TouchPhase) {
+        if gathered != nil {
+            for t in touches {
+                gathered!.insert(Passed(id: t.id, phase: phase))
+                if phase == .cancelled { extra.append(TouchPoint(id: t.id, phase: .cancelled, location: t.location(in: nil))) }
+            }
+        } else {
+            let pts = touches.sorted { $0.id < $1.id }.map { TouchPoint(id: $0.id, phase: phase, location: $0.location(in: nil)) }
+            deliver(TouchBatch(time: 0, points: pts))
+        }
+    }
+    override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .began) }
+    override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .moved) }
+    override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .ended) }
+    override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .cancelled) }
+}
