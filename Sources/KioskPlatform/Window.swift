@@ -234,7 +234,8 @@ package final class Window {
         if waitingForBuffer { waitingForBuffer = false; needsRedraw = true }
     }
 
-    /// Draws and commits one frame if one is needed and allowed now.
+    /// Draws and commits one frame if one is needed and allowed now: the scene is advanced to
+    /// the time of the frame callback that allowed it, else to `time` (now).
     package func renderIfNeeded(time: Double) throws {
         // An acked configure is answered at once, even while a frame callback is outstanding: a
         // compositor that is slow with (or withholds) frame callbacks still gets its commit.
@@ -254,7 +255,11 @@ package final class Window {
             return
         }
         needsRedraw = false
-        delegate.window(self, advanceTo: time)
+        // A callback handled long ago (nothing was drawn for it) says nothing about this frame.
+        let due = frameTime.flatMap { time - $0 <= FrameClock.slack ? $0 : nil } ?? time
+        advancedTo = max(advancedTo, due)
+        frameTime = nil
+        delegate.window(self, advanceTo: advancedTo)
         let damage = delegate.windowTakeDamage(self)
         let bounds = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
         damage.intersect(bounds)
@@ -319,9 +324,10 @@ package final class Window {
         wl_callback_destroy(cb)
         ListenerToken.release(data)
     }
-    private func frameDone() {
+    private func frameDone(milliseconds: UInt32) {
         if let cb = frameCallback { destroyCallback(cb) }
         frameCallback = nil
+        frameTime = frameClock.time(milliseconds: milliseconds, handledAt: MonotonicClock.now())
         if !firstFrameShown {
             // The compositor has repainted with our buffer: the kiosk is on screen and input
             // can find it (weston picks touch targets from the view list of its last repaint).
@@ -330,6 +336,12 @@ package final class Window {
         }
     }
     private var firstFrameShown = false
+    private var frameClock = FrameClock()
+    /// When the frame the compositor last asked for was due (its callback's time), until a
+    /// frame is drawn for it.
+    private var frameTime: Double?
+    /// The time the scene was last advanced to: never backwards.
+    private var advancedTo = 0.0
 
     // MARK: Presentation feedback
 
@@ -355,7 +367,7 @@ package final class Window {
     // MARK: Listeners
 
     nonisolated(unsafe) private static let frameListener = makeListener(wl_callback_listener(
-        done: { data, _, _ in ListenerToken.owner(data, as: Window.self)?.frameDone() }
+        done: { data, _, milliseconds in ListenerToken.owner(data, as: Window.self)?.frameDone(milliseconds: milliseconds) }
     ))
     nonisolated(unsafe) private static let surfaceListener = makeListener(wl_surface_listener(
         enter: { data, _, output in

@@ -75,9 +75,12 @@ public final class RootView: View {
         flushDamage()
     }
     func layoutPass() {
-        guard needsLayoutPass else { return }
-        needsLayoutPass = false
-        layoutIfNeeded()
+        // Laying a view out may ask for layout again (a subview's new frame): the pass repeats
+        // until the tree is still, as a bounded guard against a layout that never settles.
+        for _ in 0..<8 where needsLayoutPass {
+            needsLayoutPass = false
+            layoutIfNeeded()
+        }
     }
     public var isAnimating: Bool { animator.isActive }
 
@@ -98,10 +101,10 @@ public final class RootView: View {
 
     // MARK: Compositing
 
-    /// Composites the tree into `canvas`, which is clipped to the region to repaint.
+    /// Composites the tree into `canvas`, which is clipped to the region to repaint. Layout and
+    /// damage were settled by `advance(to:)`, which runs first in every frame.
     public func render(in canvas: Canvas) {
-        layoutPass()
-        flushDamage()
+        assert(!needsLayoutPass && dirtyViews.isEmpty, "render(in:) before advance(to:)")
         canvas.cache = renderCache
         composite(self, parent: .identity, alpha: 1, canvas: canvas)
     }

@@ -200,6 +200,10 @@ final class Shell: Scene {
     /// Keeps what is on screen now as a picture that fades out over the next scene.
     private func beginTransition() {
         guard let img = Image(pixelSize: info.pixelSize(), hasAlpha: false, scale: info.scale) else { return }
+        // Between frames (a switch happens in the middle of input): settle what changed since
+        // the last frame, at that frame's time, before drawing.
+        active.advance(to: time)
+        chrome.root.advance(to: time)
         let c = Canvas(image: img)
         active.draw(in: c)
         chrome.root.render(in: c)
