@@ -111,12 +111,9 @@ extension KioskCommand {
         static let configuration = CommandConfiguration(abstract: "Render a scene to a PNG file without a compositor.")
 
         @OptionGroup var options: HeadlessOptions
-        @Option(help: "Seconds of simulated time to run before the snapshot.")
-        var at: Double = 0
-        @Option(help: "Where to write the PNG.")
-        var out: String
-        @Flag(help: "Show the scene in the shell, under the scene bar, as the kiosk shows it by default.")
-        var sceneBar = false
+        @Option(help: "Seconds of simulated time to run before the snapshot.") var at: Double = 0
+        @Option(help: "Where to write the PNG.") var out: String
+        @Flag(help: "Show the scene in the shell, under the scene bar, as the kiosk shows it by default.") var sceneBar = false
 
         func run() throws {
             let log = makeLogger(verbose: false)
@@ -131,14 +128,10 @@ extension KioskCommand {
         static let configuration = CommandConfiguration(abstract: "Measure headless frame times for a scene.")
 
         @OptionGroup var options: HeadlessOptions
-        @Option(help: "Frames to measure.")
-        var frames: Int = 600
-        @Option(help: "Touch scene: fingers moving at once (0: idle). labels: how many labels.")
-        var items: Int = 1
-        @Option(help: "How labels draw text: glyphs (from fcft's cache) or layer (cached images).")
-        var text: String = "glyphs"
-        @Option(help: "soak: simulated seconds of visitors and idle screensaver (RSS and open files at the end).")
-        var seconds: Double = 600
+        @Option(help: "Frames to measure.") var frames: Int = 600
+        @Option(help: "Touch scene: fingers moving at once (0: idle). labels: how many labels.") var items: Int = 1
+        @Option(help: "How labels draw text: glyphs (from fcft's cache) or layer (cached images).") var text: String = "glyphs"
+        @Option(help: "soak: simulated seconds of visitors and idle screensaver (RSS and open files at the end).") var seconds: Double = 600
 
         func run() throws {
             let log = makeLogger(verbose: false)

@@ -143,29 +143,30 @@ package final class Seat {
     private func releaseTouch() {
         guard let t = touch else { return }
         if let b = touches.cancel() { sink?.handle(b) }
-        let data = wl_touch_get_user_data(t)
-        if version >= 3 { wl_touch_release(t) } else { wl_touch_destroy(t) }
-        ListenerToken.release(data)
+        release(t, wl_touch_get_user_data(t), wl_touch_release, wl_touch_destroy)
         touch = nil
     }
     private func releasePointer() {
         guard let p = pointer else { return }
         if pointerDown { pointerDown = false; deliverPointer(.cancelled) }
-        let data = wl_pointer_get_user_data(p)
-        if version >= 3 { wl_pointer_release(p) } else { wl_pointer_destroy(p) }
-        ListenerToken.release(data)
+        release(p, wl_pointer_get_user_data(p), wl_pointer_release, wl_pointer_destroy)
         pointer = nil
     }
     private func releaseKeyboard() {
         guard let k = keyboard else { return }
         stopRepeat()
-        let data = wl_keyboard_get_user_data(k)
-        if version >= 3 { wl_keyboard_release(k) } else { wl_keyboard_destroy(k) }
-        ListenerToken.release(data)
+        release(k, wl_keyboard_get_user_data(k), wl_keyboard_release, wl_keyboard_destroy)
         keyboard = nil
         if let xkbState { xkb_state_unref(xkbState) }
         if let keymap { xkb_keymap_unref(keymap) }
         xkbState = nil; keymap = nil
+    }
+    /// Gives a device back: `release` from seat version 3 (the compositor forgets it too),
+    /// else only our proxy goes; then the listener's token.
+    private func release(_ proxy: OpaquePointer, _ data: UnsafeMutableRawPointer?,
+                         _ release: (OpaquePointer?) -> Void, _ destroy: (OpaquePointer?) -> Void) {
+        if version >= 3 { release(proxy) } else { destroy(proxy) }
+        ListenerToken.release(data)
     }
 
     // MARK: Touch
