@@ -127,9 +127,9 @@ final class Application: WindowDelegate, InputSink {
 
     private func signal(_ sig: Int32) {
         switch sig {
-        case 1: // SIGHUP
+        case SIGHUP: // settings
             settings.reload()
-        case 10: // SIGUSR1: one line of frame statistics, for an operator or a measurement
+        case SIGUSR1: // one line of frame statistics, for an operator or a measurement
             logDrawStats()
         default:
             log.info("signal \(sig): shutting down")
