@@ -3,7 +3,7 @@ import re
 import signal
 import time
 
-from harness import count_color
+from harness import Kiosk, count_color, wait_until
 from test_shell import PURPLE
 
 
@@ -31,3 +31,13 @@ def test_screensaver_animates_continuously_and_reports_stats(weston, kiosk):
     b = weston.screenshot()
     assert count_color(b, (0, 0, 1920, 1080), PURPLE, tol=40) > 100
     assert a.tobytes() != b.tobytes(), "the words did not move"
+
+
+def test_the_statistics_line_needs_no_verbose_flag(weston):
+    """SIGUSR1 is an operator's question: the answer is logged at the default level."""
+    with Kiosk(weston, "--screensaver", protocol=False) as k:
+        wait_until(lambda: count_color(weston.screenshot(), (0, 0, 1920, 1080), PURPLE, tol=40) > 100,
+                   timeout=5, what="the screensaver")
+        k.proc.send_signal(signal.SIGUSR1)
+        k.wait_for(r"kiosk: stats: \d+ frames in", timeout=3)
+        assert "debug:" not in k.stderr and "info:" not in k.stderr

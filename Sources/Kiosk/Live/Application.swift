@@ -196,7 +196,7 @@ final class Application: WindowDelegate, InputSink {
         let p = window.presentation, shown = p.presented - statsPresented.presented, dropped = p.discarded - statsPresented.discarded
         statsPresented = p
         let seen = window.offersPresentationFeedback ? ", \(shown) shown (\(String(format2: Double(shown) / span)) fps), \(dropped) discarded" : ""
-        log.info("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
+        log.notice("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
     }
 
     /// New settings, live. Scenes whose settings changed are saved and rebuilt (they keep
