@@ -65,6 +65,9 @@ public protocol Scene: AnyObject {
     /// Shown and running (true) or paused behind another scene or the screensaver (false):
     /// physics and timers stop while paused and resume where they were.
     func setActive(_ active: Bool)
+    /// Back to the state a new visitor should find (a new game, nothing selected, nothing
+    /// counted), keeping the layout and settings; what it saves from now on is that state.
+    func reset()
 }
 
 extension Scene {
@@ -72,4 +75,5 @@ extension Scene {
     public func prepareContent() {}
     public func saveState() {}
     public func setActive(_ active: Bool) {}
+    public func reset() {}
 }

@@ -33,6 +33,7 @@ open class ViewScene: Responder, Scene {
     public func draw(in canvas: Canvas) { root.render(in: canvas) }
     public func prepareContent() { root.prepareContent() }
     open func saveState() {}
+    open func reset() {}
     /// Pausing cancels the touches in progress, so nothing stays pressed behind another scene:
     /// through `handle`, the path a `wl_touch.cancel` takes, so the scene's own model lets go
     /// of its fingers with the views.

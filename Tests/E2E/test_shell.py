@@ -134,3 +134,28 @@ def test_scene_bar_and_edge_swipe_switch_scenes_and_share_a_frame_with_the_scene
         wait_until(lambda: (lit_pill_x(weston.screenshot()) or 0) > 1000, timeout=3, what="the Tiles pill lit again")
     finally:
         k.close()
+
+
+def test_waking_gives_the_next_visitor_a_fresh_board_unless_idle_reset_is_off(weston, tmp_path):
+    box = tile_box(2)
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for reset in (True, False):
+        cfg = tmp_path / f"kiosk-{reset}.toml"
+        cfg.write_text(f"[shell]\nidle_reset = {'true' if reset else 'false'}\n")
+        env = weston.env(XDG_STATE_HOME=str(tmp_path / f"state-{reset}"))
+        with Kiosk(weston, "--verbose", "--config", str(cfg), "--scene", "tiles", "--idle-timeout", "2",
+                   env=env, protocol=False) as k:
+            k.wait_for(r"first frame shown")
+            weston.send(f"down 0 {cx:.0f} {cy:.0f}", "frame", "up 0", "frame")
+            wait_until(lambda: count_color(weston.screenshot(), box, ACCENT, tol=20) > 500, timeout=3,
+                       what="the last visitor's tile")
+            wait_for_screensaver(weston, timeout=6)
+            weston.send("down 1 100 1000", "frame", "up 1", "frame")
+            k.wait_for(r"screensaver ended")
+            time.sleep(0.6)
+            lit = count_color(weston.screenshot(), box, ACCENT, tol=20)
+            if reset:
+                assert lit == 0, "the next visitor found the last one's tile selected"
+                assert count_color(weston.screenshot(), box, OFF_FILL, tol=6) > 500
+            else:
+                assert lit > 500, "idle_reset = false lost the selection"

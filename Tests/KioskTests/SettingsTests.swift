@@ -14,6 +14,7 @@ import Glibc
         idle_timeout = 30
         rotate = 270
         scene_bar = false
+        idle_reset = false
         theme = "/srv/kiosk/theme"
         stats = true
 
@@ -29,7 +30,7 @@ import Glibc
         let (s, problems) = Settings.parse(text, file: "k.toml")
         #expect(problems.isEmpty, "\(problems)")
         #expect(s.scenes == ["lander", "tiles"] && s.start == "tiles" && s.idleTimeout == 30 && s.rotate == 3)
-        #expect(!s.sceneBar && s.theme == "/srv/kiosk/theme" && s.stats)
+        #expect(!s.sceneBar && !s.idleReset && s.theme == "/srv/kiosk/theme" && s.stats)
         #expect(s.words.phrases == ["Hello", "Grüße 春"] && s.words.speed == 90.5 && s.words.interval == 1)
         #expect(s.words.color == Color(rgb: 0x112233) && s.padSide == .left)
     }
@@ -40,6 +41,7 @@ import Glibc
         idle_timeout = -5
         rotate = 45
           scene_bar = "yes"
+        idle_reset = 1
 
         [words]
         color = "purple"
@@ -47,11 +49,12 @@ import Glibc
         """
         let (s, problems) = Settings.parse(text, file: "k.toml")
         #expect(problems.map(\.description) == [
-            "k.toml:8:1: unknown setting 'words.wobble'",
+            "k.toml:9:1: unknown setting 'words.wobble'",
             "k.toml:2:16: idle_timeout must be a number from 0 to 86400; using 120",
             "k.toml:3:10: rotate must be 0, 90, 180 or 270; using 0",
             "k.toml:4:15: scene_bar must be true or false; using true",
-            "k.toml:7:9: color must look like \"#8e24aa\"; using the default",
+            "k.toml:5:14: idle_reset must be true or false; using true",
+            "k.toml:8:9: color must look like \"#8e24aa\"; using the default",
         ])
         #expect(s == Settings())
     }

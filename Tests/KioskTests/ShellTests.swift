@@ -120,6 +120,44 @@ import Glibc
         #expect(r.tiles.model.selectedIDs == [0])
     }
 
+    @Test func wakingStartsAfreshForTheNextVisitorUnlessTurnedOff() throws {
+        for fresh in [true, false] {
+            let r = Rig(idle: 5, start: "tiles")
+            r.shell.resetsOnWake = fresh
+            r.shell.homeScene = "touch"
+            // The last visitor: a tile selected, a flight under way, fingers counted.
+            let p = r.tiles.board.convert(r.tiles.tileFrame(index: 1).center, to: nil)
+            r.tap(p.x, p.y)
+            r.wait(0.5)
+            r.shell.switchTo("lander")
+            let lander = try #require(r.shell.current as? LanderScene)
+            for _ in 0..<60 { r.wait(1.0 / 30) }
+            r.shell.switchTo("touch")
+            let touchTest = try #require(r.shell.current as? TouchTestScene)
+            r.tap(600, 500)
+            r.shell.switchTo("tiles")
+            #expect(r.tiles.model.selectedIDs.count == 1 && touchTest.model.totalTouches == 1)
+            let flown = lander.model.state
+            r.wait(6) // the screensaver
+            #expect(r.shell.showingScreensaver)
+            r.tap(600, 500) // wakes
+            r.wait(0.5)
+            if fresh {
+                #expect(r.shell.currentName == "touch")
+                #expect(touchTest.model.totalTouches == 0)
+                #expect(r.shell.current === touchTest)
+                r.shell.switchTo("tiles")
+                #expect(r.tiles.model.selectedIDs.isEmpty && r.tiles.model.tiles.count == TileBoardModel.fullCount)
+                var fresh = lander.model
+                fresh.reset()
+                #expect(lander.model.state != flown && lander.model.state == fresh.state)
+            } else {
+                #expect(r.shell.currentName == "tiles" && r.tiles.model.selectedIDs.count == 1)
+                #expect(touchTest.model.totalTouches == 1 && lander.model.state == flown)
+            }
+        }
+    }
+
     @Test func theApplicationHearsWhenTheScreensaverStartsAndEnds() {
         let r = Rig(idle: 5)
         var events: [Bool] = []

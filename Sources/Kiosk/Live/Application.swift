@@ -85,6 +85,9 @@ final class Application: WindowDelegate, InputSink {
                               make: Application.sceneMaker(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log))
             shell.showsSceneBar = current.sceneBar
             shell.adminCorner = current.adminGesture
+            shell.resetsOnWake = current.idleReset
+            // A scene asked for on the command line is this run's start scene.
+            shell.homeScene = overrides.scene.flatMap(SceneCatalog.canonicalName) ?? current.start
             return shell
         }
         prep.start()
@@ -156,11 +159,17 @@ final class Application: WindowDelegate, InputSink {
             saver.scene = scene
             if let shell = scene as? Shell {
                 shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
-                shell.onSceneChange = { [weak self] _ in self?.notifier?.send("STATUS=\(self?.statusLine ?? "")") }
+                shell.onSceneChange = { [weak self] name in
+                    self?.log.notice("scene: \(name)")
+                    self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
+                }
                 let saver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
                                                   blankDelay: current.blankDelay, log: { [log] in log.info("\($0)") },
                                                   inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
-                saver.onChange = { [weak self] _ in self?.notifier?.send("STATUS=\(self?.statusLine ?? "")") }
+                saver.onChange = { [weak self] on in
+                    self?.log.notice(on ? "screensaver started" : "screensaver ended")
+                    self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
+                }
                 screensaver = saver
             }
             preparation = nil
@@ -208,6 +217,8 @@ final class Application: WindowDelegate, InputSink {
         if let shell {
             shell.showsSceneBar = new.sceneBar
             shell.adminCorner = new.adminGesture
+            shell.resetsOnWake = new.idleReset
+            shell.homeScene = settings.overrides.scene.flatMap(SceneCatalog.canonicalName) ?? new.start
             var rebuild = Set<String>()
             if new.words != old.words { rebuild.insert("words") }
             if new.padSide != old.padSide { rebuild.insert("lander") }

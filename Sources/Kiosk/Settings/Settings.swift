@@ -16,6 +16,9 @@ struct Settings: Equatable {
     var start = SceneCatalog.defaultName
     var idleTimeout = 120.0
     var blankDelay = 0.0
+    /// Whether waking from the screensaver starts afresh for the next visitor (the start scene,
+    /// every scene in its first state) instead of where the last one left off.
+    var idleReset = true
     var rotate = 0
     var sceneBar = true
     var theme: String?
@@ -99,7 +102,7 @@ struct Settings: Equatable {
             problems.append(Problem(file: file, line: p.line, column: p.column, message: message))
         }
         let known: [String: Set<String>] = [
-            "shell": ["scenes", "start", "idle_timeout", "blank_delay", "rotate", "scene_bar", "theme", "stats"],
+            "shell": ["scenes", "start", "idle_timeout", "blank_delay", "idle_reset", "rotate", "scene_bar", "theme", "stats"],
             "words": ["phrases", "speed", "interval", "color"],
             "lander": ["pad"],
             "admin": ["gesture", "pin"],
@@ -130,6 +133,7 @@ struct Settings: Equatable {
                 else { problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
             }
             flag(sh, "scene_bar", &s.sceneBar, problem)
+            flag(sh, "idle_reset", &s.idleReset, problem)
             flag(sh, "stats", &s.stats, problem)
             if let v = sh["theme"] {
                 if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }

@@ -29,6 +29,11 @@ final class Shell: Scene {
     /// Where three fingers held still for `adminHold` seconds ask for the admin panel (nil: off).
     var adminCorner: Settings.AdminCorner? { get { chrome.adminCorner } set { chrome.adminCorner = newValue } }
     static let adminHold = ShellChrome.adminHoldSeconds
+    /// Waking from the screensaver starts afresh for the next visitor: `homeScene` shows and
+    /// every scene is back in its first state (`Scene.reset`). Off: everything as it was.
+    var resetsOnWake = false
+    /// The scene a fresh start shows (`[shell] start`).
+    var homeScene: String?
     var showsSceneBar = true {
         didSet { if showsSceneBar != oldValue { updateSceneBar(); active.invalidation.addAll() } }
     }
@@ -191,10 +196,29 @@ final class Shell: Scene {
         beginTransition()
         screensaver.setActive(false)
         showingScreensaver = false
+        if resetsOnWake { startAfresh() }
         current.setActive(true)
         current.invalidation.addAll()
         updateChrome()
         onScreensaverChange?(false)
+    }
+
+    /// Every scene in its first state — those not made yet too, so that none comes back later
+    /// with the last visitor's saved state — and the home scene on screen.
+    private func startAfresh() {
+        let wasCurrent = currentName
+        if let home = homeScene, names.contains(home) { currentName = home }
+        for n in names {
+            if scenes[n] == nil {
+                let s = make(n)
+                if laidOut { s.layout(sceneInfo) }
+                s.setActive(false)
+                scenes[n] = s
+            }
+            scenes[n]?.reset()
+        }
+        updateChrome()
+        if wasCurrent != currentName { onSceneChange?(currentName) }
     }
 
     /// Keeps what is on screen now as a picture that fades out over the next scene.

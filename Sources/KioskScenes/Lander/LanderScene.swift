@@ -169,6 +169,16 @@ public final class LanderScene: ViewScene {
         updateViews()
     }
 
+    /// A new visitor: a new flight, the help closed (the pad stays where the operator put it).
+    public override func reset() {
+        help?.removeFromSuperview()
+        help = nil
+        keyEngine = false
+        keyTurn = 0
+        pad.cancelAll()
+        restart()
+    }
+
     private func applyInputs() {
         model.engineOn = pad.engine || keyEngine
         model.turning = max(-1, min(1, pad.turning + keyTurn))

@@ -165,6 +165,12 @@ public final class TileBoardScene: ViewScene {
         refreshControls()
     }
 
+    /// A new visitor: a full board with nothing selected.
+    public override func reset() {
+        for t in model.tiles where t.selected { setTile(t.id, on: false) }
+        refill()
+    }
+
     private func refill() {
         let added = model.refill()
         updateGrid()  // the new tiles grow in at their places in the fuller grid

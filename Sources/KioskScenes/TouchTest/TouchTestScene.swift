@@ -161,6 +161,23 @@ public final class TouchTestScene: ViewScene {
         root.addSubview(fingers)
     }
 
+    /// A new visitor: no fingers or trails, counters and hits at zero, the spinner upright and
+    /// the square back in its place.
+    public override func reset() {
+        for f in model.fingers + model.fading { fingers.invalidate(f) }
+        model = TouchTestModel()
+        targetHits = 0
+        targetLabel.text = "Small target: 0 hits"
+        swipeLabel.text = "Swipe on the grid"
+        swipeLabel.textColor = Self.dimText
+        spinnerAngle = 0
+        spinnerScale = 1
+        applySpinner()
+        bubble.alpha = 0
+        updateCounters()
+        layout(root: root)
+    }
+
     private func applySpinner() {
         spinner.transform = AffineTransform(scaleX: spinnerScale, y: spinnerScale)
             .concatenating(AffineTransform(rotationAngle: spinnerAngle))
