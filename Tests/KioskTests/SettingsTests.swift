@@ -59,6 +59,14 @@ import Glibc
         #expect(s == Settings())
     }
 
+    @Test func openingHoursAreReadAsOneStringOrAListAndABadOneIsPointedAt() {
+        let (s, none) = Settings.parse("[shell]\nhours = [\"Mon-Fri 08:00-20:00\", \"Sat 10:00-16:00\"]\nafter_hours_wake = 30\n", file: "k.toml")
+        #expect(none.isEmpty && s.hours.rules.count == 2 && s.afterHoursWake == 30)
+        let (bad, problems) = Settings.parse("[shell]\nhours = \"Mon-Fry 08:00-20:00\"\n", file: "k.toml")
+        #expect(problems.map(\.description) == ["k.toml:2:14: hours: 'fry' is not a day (Mon, Tue, Wed, Thu, Fri, Sat, Sun); open always"])
+        #expect(bad.hours.isAlwaysOpen)
+    }
+
     @Test func aSyntaxErrorKeepsEveryDefaultAndSaysWhere() {
         let (s, problems) = Settings.parse("[shell]\nidle_timeout = = 3\n", file: "k.toml")
         #expect(s == Settings())

@@ -19,6 +19,10 @@ struct Settings: Equatable {
     /// Whether waking from the screensaver starts afresh for the next visitor (the start scene,
     /// every scene in its first state) instead of where the last one left off.
     var idleReset = true
+    /// When the kiosk is open (`OpeningHours`); always, by default.
+    var hours = OpeningHours()
+    /// Seconds a touch outside the opening hours shows the screensaver before black again.
+    var afterHoursWake = 60.0
     var rotate = 0
     var sceneBar = true
     var theme: String?
@@ -102,7 +106,7 @@ struct Settings: Equatable {
             problems.append(Problem(file: file, line: p.line, column: p.column, message: message))
         }
         let known: [String: Set<String>] = [
-            "shell": ["scenes", "start", "idle_timeout", "blank_delay", "idle_reset", "rotate", "scene_bar", "theme", "stats"],
+            "shell": ["scenes", "start", "idle_timeout", "blank_delay", "idle_reset", "hours", "after_hours_wake", "rotate", "scene_bar", "theme", "stats"],
             "words": ["phrases", "speed", "interval", "color"],
             "lander": ["pad"],
             "admin": ["gesture", "pin"],
@@ -134,6 +138,22 @@ struct Settings: Equatable {
             }
             flag(sh, "scene_bar", &s.sceneBar, problem)
             flag(sh, "idle_reset", &s.idleReset, problem)
+            number(sh, "after_hours_wake", 1...3600, &s.afterHoursWake, problem)
+            if let v = sh["hours"] {
+                // One string or a list of them; a bad entry is pointed at where it goes wrong.
+                let specs = v.array ?? [v]
+                var hours = OpeningHours()
+                for spec in specs {
+                    guard let text = spec.string else { problem(spec, "hours must be a string like \"Mon-Fri 08:00-20:00\" or a list of them; open always"); hours = OpeningHours(); break }
+                    do { hours.rules += try OpeningHours.parse(text).rules } catch {
+                        problems.append(Problem(file: file, line: spec.position.line, column: spec.position.column + 1 + error.offset,
+                                                message: "hours: \(error.message); open always"))
+                        hours = OpeningHours()
+                        break
+                    }
+                }
+                s.hours = hours
+            }
             flag(sh, "stats", &s.stats, problem)
             if let v = sh["theme"] {
                 if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }
