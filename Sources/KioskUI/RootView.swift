@@ -101,10 +101,12 @@ public final class RootView: View {
 
     // MARK: Compositing
 
-    /// Composites the tree into `canvas`, which is clipped to the region to repaint. Layout and
-    /// damage were settled by `advance(to:)`, which runs first in every frame.
+    /// Composites the tree into `canvas`, which is clipped to the region to repaint. Layout was
+    /// settled by `advance(to:)`, which runs first in every frame (or by `prepareContent()`,
+    /// for a picture taken between frames); changes not yet turned into damage are the next
+    /// frame's.
     public func render(in canvas: Canvas) {
-        assert(!needsLayoutPass && dirtyViews.isEmpty, "render(in:) before advance(to:)")
+        assert(!needsLayoutPass, "render(in:) before advance(to:) or prepareContent()")
         canvas.cache = renderCache
         composite(self, parent: .identity, alpha: 1, canvas: canvas)
     }

@@ -1,5 +1,7 @@
 import Testing
 @testable import Kiosk
+@testable import KioskScenes
+@testable import KioskCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,5 +82,52 @@ private func hours(_ text: String) throws -> OpeningHours { try OpeningHours.par
         let opens = try #require(night.nextChange(after: local(2026, 3, 29, 0, 0)))
         #expect(opens > local(2026, 3, 29, 0, 0) && opens <= local(2026, 3, 29, 3, 30) && night.isOpen(at: opens))
         #expect(night.nextChange(after: opens) == local(2026, 3, 29, 4, 0))
+    }
+}
+
+@Suite(.serialized) struct ClosingTimeTests {
+    init() {
+        setenv("TZ", centralEurope, 1)
+        tzset()
+    }
+
+    @Test func closingTimeIsBlackAndStillATouchShowsTheScreensaverAndOpeningIsAFreshStart() throws {
+        let r = ShellTests.Rig(idle: 10, start: "tiles")
+        r.shell.resetsOnWake = true
+        r.shell.homeScene = "tiles"
+        r.saver.afterHoursWake = 30
+        let friday = local(2026, 11, 20, 19, 59)
+        var changes: [Bool] = []
+        let hours = OpeningHoursController(hours: try OpeningHours.parse("Mon-Fri 08:00-20:00"), scheduler: r.scheduler,
+                                           wallClock: { friday + Int(r.now) }) { open in
+            changes.append(open)
+            r.saver.isClosed = !open
+        }
+        let p = r.tiles.board.convert(r.tiles.tileFrame(index: 4).center, to: nil)
+        r.tap(p.x, p.y)
+        r.wait(0.5)
+        #expect(r.tiles.model.selectedIDs == [4] && hours.isOpen)
+        // 20:00: black, nothing running, no screensaver however long nobody comes.
+        r.wait(60)
+        #expect(changes == [false] && r.shell.isClosed && r.shell.activeScene is BlackScreen)
+        r.wait(1)
+        #expect(!r.shell.isAnimating)
+        r.wait(600)
+        #expect(!r.shell.showingScreensaver && !r.shell.isAnimating)
+        // A touch at night: the screensaver for 30 s, then black again; the tile is untouched.
+        r.tap(p.x, p.y)
+        #expect(r.shell.showingScreensaver)
+        r.wait(29)
+        #expect(r.shell.showingScreensaver)
+        r.wait(2)
+        #expect(!r.shell.showingScreensaver && r.shell.activeScene is BlackScreen)
+        #expect(r.tiles.model.selectedIDs == [4])
+        // Monday 08:00: open, the board fresh for the first visitor.
+        for _ in 0..<70 { r.wait(3600) }
+        #expect(changes == [false, true] && !r.shell.isClosed)
+        #expect(r.shell.currentName == "tiles" && r.tiles.model.selectedIDs.isEmpty)
+        // And the idle timer runs again.
+        r.wait(11)
+        #expect(r.shell.showingScreensaver)
     }
 }

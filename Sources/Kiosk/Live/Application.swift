@@ -23,6 +23,7 @@ final class Application: WindowDelegate, InputSink {
     private let settings: SettingsController
     let saver: StateSaver
     private var screensaver: ScreensaverController?
+    private var openingHours: OpeningHoursController?
     /// systemd's notification socket, when the kiosk runs as a service.
     private let notifier = SystemdNotifier()
 
@@ -170,7 +171,12 @@ final class Application: WindowDelegate, InputSink {
                     self?.log.notice(on ? "screensaver started" : "screensaver ended")
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                 }
+                saver.afterHoursWake = current.afterHoursWake
                 screensaver = saver
+                openingHours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak saver] open in
+                    self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
+                    saver?.isClosed = !open
+                }
             }
             preparation = nil
         }
@@ -214,6 +220,8 @@ final class Application: WindowDelegate, InputSink {
         guard let stage else { return }
         screensaver?.idleTimeout = new.idleTimeout
         screensaver?.blankDelay = new.blankDelay
+        screensaver?.afterHoursWake = new.afterHoursWake
+        openingHours?.hours = new.hours
         if let shell {
             shell.showsSceneBar = new.sceneBar
             shell.adminCorner = new.adminGesture

@@ -34,6 +34,11 @@ final class Shell: Scene {
     var resetsOnWake = false
     /// The scene a fresh start shows (`[shell] start`).
     var homeScene: String?
+    /// Outside the opening hours: a black screen, every scene paused; a touch or key goes to
+    /// `onAfterHoursTouch` (which may show the screensaver for a while) and nowhere else.
+    private(set) var isClosed = false
+    var onAfterHoursTouch: (() -> Void)?
+    private let closedScreen = BlackScreen()
     var showsSceneBar = true {
         didSet { if showsSceneBar != oldValue { updateSceneBar(); active.invalidation.addAll() } }
     }
@@ -80,7 +85,7 @@ final class Shell: Scene {
     }
     /// Whether `layout` has run: `info` is the real display, not the placeholder.
     private var laidOut = false
-    private var active: Scene { overlay ?? (showingScreensaver ? screensaver : current) }
+    private var active: Scene { overlay ?? (showingScreensaver ? screensaver : isClosed ? closedScreen : current) }
     /// What is on screen: the admin panel, the screensaver or the current scene.
     var activeScene: Scene { active }
     var invalidation: Invalidation { active.invalidation }
@@ -93,9 +98,10 @@ final class Shell: Scene {
         current.layout(sceneInfo)
         // The screensaver and the admin panel hide the bar: they have the whole screen.
         screensaver.layout(info)
+        closedScreen.layout(info)
         for (n, s) in scenes where n != currentName { s.layout(sceneInfo) }
         overlay?.layout(info)
-        current.setActive(!showingScreensaver && overlay == nil)
+        current.setActive(!showingScreensaver && overlay == nil && !isClosed)
         active.invalidation.addAll()
     }
 
@@ -140,7 +146,7 @@ final class Shell: Scene {
 
     /// Shows scene `name` with a cross-fade; the old one is paused where it was.
     func switchTo(_ name: String) {
-        guard names.contains(name), name != currentName || showingScreensaver else { return }
+        guard names.contains(name), name != currentName || showingScreensaver, !isClosed else { return }
         beginTransition()
         if showingScreensaver { screensaver.setActive(false); showingScreensaver = false; onScreensaverChange?(false) }
         current.setActive(false)
@@ -173,7 +179,7 @@ final class Shell: Scene {
         beginTransition()
         o.setActive(false)
         overlay = nil
-        current.setActive(!showingScreensaver)
+        current.setActive(!showingScreensaver && !isClosed)
         active.invalidation.addAll()
         updateChrome()
         onActivity?()
@@ -192,6 +198,7 @@ final class Shell: Scene {
     }
 
     private func wake() {
+        if isClosed { onAfterHoursTouch?(); return }
         guard showingScreensaver else { return }
         beginTransition()
         screensaver.setActive(false)
@@ -199,6 +206,43 @@ final class Shell: Scene {
         if resetsOnWake { startAfresh() }
         current.setActive(true)
         current.invalidation.addAll()
+        updateChrome()
+        onScreensaverChange?(false)
+    }
+
+    // MARK: Opening hours
+
+    /// Closing time: black, everything paused (an open admin panel closes too).
+    func close() {
+        guard !isClosed else { return }
+        beginTransition()
+        if let o = overlay { o.setActive(false); overlay = nil }
+        current.setActive(false)
+        isClosed = true
+        endScreensaver()
+        closedScreen.invalidation.addAll()
+        updateChrome()
+    }
+
+    /// Opening time: a fresh start for the first visitor of the day.
+    func open() {
+        guard isClosed else { return }
+        beginTransition()
+        endScreensaver()
+        isClosed = false
+        startAfresh()
+        current.setActive(overlay == nil)
+        active.invalidation.addAll()
+        updateChrome()
+    }
+
+    /// Stops the screensaver, back to what is underneath (black after hours).
+    func endScreensaver() {
+        guard showingScreensaver else { return }
+        beginTransition()
+        screensaver.setActive(false)
+        showingScreensaver = false
+        active.invalidation.addAll()
         updateChrome()
         onScreensaverChange?(false)
     }
@@ -224,10 +268,10 @@ final class Shell: Scene {
     /// Keeps what is on screen now as a picture that fades out over the next scene.
     private func beginTransition() {
         guard let img = Image(pixelSize: info.pixelSize(), hasAlpha: false, scale: info.scale) else { return }
-        // Between frames (a switch happens in the middle of input): settle what changed since
-        // the last frame, at that frame's time, before drawing.
-        active.advance(to: time)
-        chrome.root.advance(to: time)
+        // Between frames (a switch happens in the middle of input): lay out what changed since
+        // the last frame before drawing — without moving time, which would fire timers here.
+        active.prepareContent()
+        chrome.root.prepareContent()
         let c = Canvas(image: img)
         active.draw(in: c)
         chrome.root.render(in: c)
@@ -244,7 +288,7 @@ final class Shell: Scene {
     func handle(_ key: KeyEvent, at time: Double) {
         onActivity?()
         if let o = overlay { o.handle(key, at: time); return }
-        if showingScreensaver {
+        if showingScreensaver || isClosed {
             if key.pressed { wake() }
             return // the waking key is swallowed too
         }
@@ -283,7 +327,7 @@ final class Shell: Scene {
     }
 
     private func updateChrome() {
-        chrome.show(bar: showsSceneBar, current: currentName, screensaver: showingScreensaver, overlay: overlay != nil)
+        chrome.show(bar: showsSceneBar, current: currentName, asleep: showingScreensaver || isClosed, overlay: overlay != nil)
     }
 
     // MARK: Frames
@@ -311,6 +355,19 @@ final class Shell: Scene {
             canvas.draw(t.snapshot, alpha: a)
         }
     }
+}
+
+/// What the screen shows outside the opening hours: black, drawn once.
+final class BlackScreen: Scene {
+    let name = "closed"
+    let invalidation = Invalidation()
+    private var size = Size(width: 1, height: 1)
+    func layout(_ info: DisplayInfo) { size = info.size; invalidation.addAll() }
+    func handle(_ batch: TouchBatch, at time: Double) {}
+    func handle(_ key: KeyEvent, at time: Double) {}
+    func advance(to time: Double) {}
+    var isAnimating: Bool { false }
+    func draw(in canvas: Canvas) { canvas.fill(Rect(origin: .zero, size: size), color: .black) }
 }
 
 /// What the shell keeps across restarts.

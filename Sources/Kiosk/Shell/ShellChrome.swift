@@ -85,14 +85,14 @@ final class ShellChrome {
     }
 
     /// Shows what suits what is on screen: the bar and the edges over a scene (with more than
-    /// one to choose), the veil over the screensaver, none of it over the admin panel, which
-    /// takes every touch itself.
-    func show(bar showsBar: Bool, current: String, screensaver: Bool, overlay: Bool) {
+    /// one to choose), the veil over the screensaver or the black of closing time (`asleep`),
+    /// none of it over the admin panel, which takes every touch itself.
+    func show(bar showsBar: Bool, current: String, asleep: Bool, overlay: Bool) {
         let choices = bar.names.count > 1
-        bar.isHidden = !(showsBar && choices) || screensaver || overlay
+        bar.isHidden = !(showsBar && choices) || asleep || overlay
         bar.selected = current
-        for e in edges { e.isHidden = !choices || overlay }
-        veil.isHidden = !screensaver
+        for e in edges { e.isHidden = !choices || overlay || asleep }
+        veil.isHidden = !asleep || overlay
         adminHold.isEnabled = adminCorner != nil && !overlay
     }
 
