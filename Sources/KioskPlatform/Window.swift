@@ -126,9 +126,11 @@ package final class Window {
     package func setIdleInhibited(_ on: Bool) {
         if on, idleInhibitor == nil, let mgr = display.idleInhibitManager {
             idleInhibitor = zwp_idle_inhibit_manager_v1_create_inhibitor(mgr, surface)
+            log.debug("idle inhibitor taken: the screen stays on")
         } else if !on, let i = idleInhibitor {
             zwp_idle_inhibitor_v1_destroy(i)
             idleInhibitor = nil
+            log.debug("idle inhibitor released: the screen may sleep")
         }
     }
     var isIdleInhibited: Bool { idleInhibitor != nil }

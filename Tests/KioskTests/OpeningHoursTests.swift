@@ -28,10 +28,11 @@ private func hours(_ text: String) throws -> OpeningHours { try OpeningHours.par
 
     @Test func specsParseAndBadOnesSayWhereTheyGoWrong() throws {
         let h = try hours("Mon-Fri 08:00-20:00, Sat 10:00-16:00")
-        #expect(h.rules == [.init(days: [1, 2, 3, 4, 5], open: 480, close: 1200), .init(days: [6], open: 600, close: 960)])
+        #expect(h.rules == [.init(days: [1, 2, 3, 4, 5], open: 8 * 3600, close: 20 * 3600), .init(days: [6], open: 10 * 3600, close: 16 * 3600)])
         #expect(try hours("").isAlwaysOpen && hours("  ").isAlwaysOpen)
-        #expect(try hours("Fri-Mon 09:00-17:00;").rules == [.init(days: [5, 6, 0, 1], open: 540, close: 1020)])
-        #expect(try hours("7:30-24:00").rules == [.init(days: Set(0..<7), open: 450, close: 1440)])
+        #expect(try hours("Fri-Mon 09:00-17:00;").rules == [.init(days: [5, 6, 0, 1], open: 9 * 3600, close: 17 * 3600)])
+        #expect(try hours("7:30-24:00").rules == [.init(days: Set(0..<7), open: 7 * 3600 + 1800, close: 86_400)])
+        #expect(try hours("Mon 08:00-17:59:30").rules == [.init(days: [1], open: 8 * 3600, close: 18 * 3600 - 30)])
         #expect(try hours("saturday 00:00-24:00, daily 18:00-02:00").rules.count == 2)
         func error(_ text: String) -> OpeningHours.SpecError? {
             do { _ = try OpeningHours.parse(text); return nil } catch { return error }

@@ -6,13 +6,13 @@ import Glibc
 /// `"Mon-Fri 08:00-20:00, Sat 10:00-16:00"` or a list of such entries. Each entry is a day or a
 /// range of days (`Mon`, `Mon-Fri`, `Fri-Mon` wraps round the week, `daily`; a bare time range
 /// means every day) and one time range; a range that closes at or before it opens runs past
-/// midnight into the next day (`Fri-Sat 18:00-02:00`), `24:00` is the end of the day. Days not
-/// named are closed; no entries at all means always open.
+/// midnight into the next day (`Fri-Sat 18:00-02:00`), `24:00` is the end of the day; times may
+/// carry seconds (`17:59:30`). Days not named are closed; no entries at all means always open.
 struct OpeningHours: Equatable {
     struct Rule: Equatable {
         /// Days the range opens on, as `tm_wday` (0 is Sunday).
         var days: Set<Int>
-        /// Minutes after midnight; `close <= open` closes on the next day.
+        /// Seconds after midnight; `close <= open` closes on the next day.
         var open: Int, close: Int
     }
     var rules: [Rule] = []
@@ -97,20 +97,24 @@ struct OpeningHours: Equatable {
         guard ends.count == 2 else { throw SpecError(offset: offset, message: "'\(text)' is not a time range (e.g. 08:00-20:00)") }
         let open = try parseTime(ends[0], at: offset)
         let close = try parseTime(ends[1], at: offset + ends[0].utf8.count + 1)
-        guard open < 24 * 60 else { throw SpecError(offset: offset, message: "'\(ends[0])' is the end of the day: a range opens before 24:00") }
+        guard open < Self.day else { throw SpecError(offset: offset, message: "'\(ends[0])' is the end of the day: a range opens before 24:00") }
         guard open != close else {
             throw SpecError(offset: offset, message: "'\(text)' opens and closes at the same time")
         }
         return (open, close)
     }
 
+    private static let day = 86_400
+
+    /// `H:MM`, `HH:MM` or `HH:MM:SS`, in seconds after midnight.
     private static func parseTime(_ text: String, at offset: Int) throws(SpecError) -> Int {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-              let h = Int(parts[0]), let m = Int(parts[1]), (0...24).contains(h), (0...59).contains(m), h < 24 || m == 0 else {
+        guard (2...3).contains(parts.count), (1...2).contains(parts[0].count), parts.dropFirst().allSatisfy({ $0.count == 2 }),
+              let h = Int(parts[0]), let m = Int(parts[1]), let s = parts.count == 3 ? Int(parts[2]) : 0,
+              (0...24).contains(h), (0...59).contains(m), (0...59).contains(s), h < 24 || m == 0 && s == 0 else {
             throw SpecError(offset: offset, message: "'\(text)' is not a time of day (00:00 to 24:00)")
         }
-        return h * 60 + m
+        return h * 3600 + m * 60 + s
     }
 
     // MARK: The schedule
@@ -120,11 +124,11 @@ struct OpeningHours: Equatable {
         guard !rules.isEmpty else { return true }
         var tt = time_t(t), lt = tm()
         localtime_r(&tt, &lt)
-        let day = Int(lt.tm_wday), minute = Int(lt.tm_hour) * 60 + Int(lt.tm_min)
+        let day = Int(lt.tm_wday), second = Int(lt.tm_hour) * 3600 + Int(lt.tm_min) * 60 + Int(lt.tm_sec)
         for r in rules {
             if r.close > r.open {
-                if r.days.contains(day) && minute >= r.open && minute < r.close { return true }
-            } else if r.days.contains(day) && minute >= r.open || r.days.contains((day + 6) % 7) && minute < r.close {
+                if r.days.contains(day) && second >= r.open && second < r.close { return true }
+            } else if r.days.contains(day) && second >= r.open || r.days.contains((day + 6) % 7) && second < r.close {
                 return true
             }
         }
@@ -142,11 +146,11 @@ struct OpeningHours: Equatable {
         var candidates: [Int] = []
         for dayOffset in -1...8 {
             for r in rules {
-                for minute in [r.open, r.close] {
+                for second in [r.open, r.close] {
                     var x = tm()
                     x.tm_year = today.tm_year; x.tm_mon = today.tm_mon
                     x.tm_mday = today.tm_mday + Int32(dayOffset)
-                    x.tm_hour = Int32(minute / 60); x.tm_min = Int32(minute % 60)
+                    x.tm_hour = Int32(second / 3600); x.tm_min = Int32(second / 60 % 60); x.tm_sec = Int32(second % 60)
                     x.tm_isdst = -1
                     let c = Int(mktime(&x))
                     if c > t { candidates.append(c) }

@@ -1,0 +1,49 @@
+"""End-to-end: opening hours. At closing time the screen goes black and the kiosk stops waking up;
+a touch shows the screensaver for a while; the output is turned off where the compositor can."""
+import os
+import time
+
+from harness import Kiosk, count_color, wait_until
+from test_shell import PURPLE, wait_for_screensaver
+
+
+def wakeups(pid):
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/status") as f:
+            total += sum(int(l.split()[1]) for l in f if "voluntary_ctxt_switches" in l)
+    return total
+
+
+def closing_soon(seconds):
+    """An [shell] hours spec open since midnight today that closes `seconds` from now (local time)."""
+    now = time.localtime()
+    if now.tm_hour * 3600 + now.tm_min * 60 + now.tm_sec > 86_400 - seconds - 10:
+        time.sleep(seconds + 12)  # not across midnight
+    t = time.localtime(time.time() + seconds)
+    day = time.strftime("%a", t)
+    return f"{day} 00:00-{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
+
+
+def lit_pixels(img):
+    """Pixels that are not black (anything drawn)."""
+    return sum(1 for p in img.convert("L").getdata() if p > 8)
+
+
+def test_closing_time_goes_black_and_silent_and_a_touch_shows_the_screensaver(weston, tmp_path):
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text(f'[shell]\nhours = "{closing_soon(2)}"\nafter_hours_wake = 2\n')
+    env = weston.env(XDG_STATE_HOME=str(tmp_path))
+    with Kiosk(weston, "--verbose", "--config", str(cfg), "--scene", "tiles", env=env, protocol=False) as k:
+        k.wait_for(r"first frame shown")
+        assert lit_pixels(weston.screenshot()) > 10_000, "the tile board is not on screen while open"
+        k.wait_for(r"opening hours: closed", timeout=6)
+        wait_until(lambda: lit_pixels(weston.screenshot()) == 0, timeout=3, what="a black screen")
+        time.sleep(1.0)
+        a = wakeups(k.proc.pid)
+        time.sleep(3.0)
+        assert wakeups(k.proc.pid) == a, "the closed kiosk woke up"
+        # Someone touches the black screen: the screensaver for 2 s, then black again.
+        weston.send("down 0 960 540", "frame", "up 0", "frame")
+        wait_for_screensaver(weston, timeout=3, what="the after-hours screensaver")
+        wait_until(lambda: lit_pixels(weston.screenshot()) == 0, timeout=5, what="black again")
