@@ -15,6 +15,9 @@ package final class Display {
     private(set) var presentation: OpaquePointer?
     private(set) var idleInhibitManager: OpaquePointer?
     private(set) var decorationManager: OpaquePointer?
+    private var outputPowerManager: OpaquePointer?
+    /// Power control of each output, by the output's global name, made on first use.
+    private var outputPower: [UInt32: OutputPower] = [:]
     private(set) var compositorVersion: UInt32 = 0
     /// Every global interface the compositor announced, bound or not (a compositor's
     /// fingerprint for `Quirks`).
@@ -51,7 +54,9 @@ package final class Display {
 
     deinit {
         seat = nil
+        outputPower.removeAll()
         outputs.removeAll()
+        if let m = outputPowerManager { zwlr_output_power_manager_v1_destroy(m) }
         for p in [presentation, idleInhibitManager, decorationManager, shm] {
             if let p { wl_proxy_destroy(p) }
         }
@@ -64,6 +69,19 @@ package final class Display {
     }
 
     var fd: Int32 { wl_display_get_fd(raw) }
+
+    /// Turns every output off or on where the compositor offers output power management;
+    /// false where it does not.
+    @discardableResult
+    package func setOutputsPowered(_ on: Bool) -> Bool {
+        guard let manager = outputPowerManager else { return false }
+        for (name, output) in outputs {
+            let power = outputPower[name] ?? OutputPower(manager: manager, output: output, log: log)
+            outputPower[name] = power
+            power.set(on: on)
+        }
+        return true
+    }
 
     /// The output to size a 0×0 configure from: the only one, or the first with a mode.
     var primaryOutput: Output? {
@@ -107,6 +125,8 @@ package final class Display {
             presentation = bind(name, kiosk_wp_presentation_interface(), 1)
         case "zwp_idle_inhibit_manager_v1":
             idleInhibitManager = bind(name, kiosk_zwp_idle_inhibit_manager_v1_interface(), 1)
+        case "zwlr_output_power_manager_v1":
+            outputPowerManager = bind(name, kiosk_zwlr_output_power_manager_v1_interface(), 1)
         case "zxdg_decoration_manager_v1":
             decorationManager = bind(name, kiosk_zxdg_decoration_manager_v1_interface(), 1)
         default:
@@ -115,6 +135,7 @@ package final class Display {
     }
 
     private func globalRemove(name: UInt32) {
+        outputPower[name] = nil
         if outputs.removeValue(forKey: name) != nil {
             onOutputsChanged?()
         } else if seat?.globalName == name {

@@ -172,6 +172,10 @@ final class Application: WindowDelegate, InputSink {
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                 }
                 saver.afterHoursWake = current.afterHoursWake
+                saver.onDark = { [weak self] dark in
+                    guard let self else { return }
+                    if self.display.setOutputsPowered(!dark) { self.log.notice(dark ? "turning the screen off" : "turning the screen on") }
+                }
                 screensaver = saver
                 openingHours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak saver] open in
                     self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
