@@ -16,6 +16,8 @@ final class SettingsController {
     private var watcher: FileWatcher?
     /// Applies `new` over `old` (set by the application once the kiosk is up).
     var apply: ((_ new: Settings, _ old: Settings) -> Void)?
+    /// Told of every reload: applied (true) or refused as a whole (false).
+    var onReload: ((Bool) -> Void)?
 
     init(configPath: String?, overrides: Overrides, store: StateStore, log: Logger) {
         self.configPath = configPath
@@ -56,7 +58,11 @@ final class SettingsController {
 
     /// Re-reads the settings and applies them.
     func reload() {
-        guard let new = Self.load(configPath: configPath, overrides: overrides, store: store, log: log, reloading: true) else { return }
+        guard let new = Self.load(configPath: configPath, overrides: overrides, store: store, log: log, reloading: true) else {
+            onReload?(false)
+            return
+        }
+        onReload?(true)
         log.notice("settings reloaded")
         let old = current
         current = new

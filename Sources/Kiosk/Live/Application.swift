@@ -24,6 +24,9 @@ final class Application: WindowDelegate, InputSink {
     let saver: StateSaver
     private var screensaver: ScreensaverController?
     private var openingHours: OpeningHoursController?
+    /// The fleet's numbers, and the file node_exporter reads them from (`[metrics] textfile`).
+    private let metrics = KioskMetrics(startTime: wallClockNow())
+    private var metricsFile: MetricsTextfile?
     /// systemd's notification socket, when the kiosk runs as a service.
     private let notifier = SystemdNotifier()
 
@@ -111,6 +114,7 @@ final class Application: WindowDelegate, InputSink {
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
         settings.apply = { [weak self] new, old in self?.apply(new, over: old) }
+        settings.onReload = { [weak self] applied in self?.metrics.reloads[applied ? "applied" : "refused", default: 0] += 1 }
         settings.watch(scheduler: scheduler, register: { [loop] in loop.watch(fd: $0, $1) })
     }
 
@@ -125,6 +129,7 @@ final class Application: WindowDelegate, InputSink {
             log.info("saving state before exiting")
             notifier?.send("STOPPING=1")
             saver.saveAll()
+            metricsFile?.write()
             throw error
         }
     }
@@ -139,6 +144,7 @@ final class Application: WindowDelegate, InputSink {
             log.info("signal \(sig): shutting down")
             notifier?.send("STOPPING=1")
             saver.saveAll()
+            metricsFile?.write()
             loop.stop(exitCode: 0)
         }
     }
@@ -160,15 +166,22 @@ final class Application: WindowDelegate, InputSink {
             saver.scene = scene
             if let shell = scene as? Shell {
                 shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
+                metrics.showing(shell.showingScreensaver ? "screensaver" : shell.currentName, now: MonotonicClock.now())
                 shell.onSceneChange = { [weak self] name in
                     self?.log.notice("scene: \(name)")
+                    self?.metrics.sceneSwitches += 1
+                    self?.metrics.showing(name, now: MonotonicClock.now())
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                 }
                 let saver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
-                                                  blankDelay: current.blankDelay, log: { [log] in log.info("\($0)") },
+                                                  blankDelay: current.blankDelay, log: { [log] in log.notice("\($0)") },
                                                   inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
-                saver.onChange = { [weak self] on in
+                saver.onChange = { [weak self, weak shell] on in
                     self?.log.notice(on ? "screensaver started" : "screensaver ended")
+                    if on { self?.metrics.screensaverActivations += 1 }
+                    if let shell {
+                        self?.metrics.showing(on ? "screensaver" : shell.isClosed ? "closed" : shell.currentName, now: MonotonicClock.now())
+                    }
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                 }
                 saver.afterHoursWake = current.afterHoursWake
@@ -180,9 +193,11 @@ final class Application: WindowDelegate, InputSink {
                 openingHours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak saver] open in
                     self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
                     saver?.isClosed = !open
+                    if let shell = self?.shell { self?.metrics.showing(open ? shell.currentName : "closed", now: MonotonicClock.now()) }
                 }
             }
             preparation = nil
+            setMetricsFile(current.metricsTextfile)
         }
     }
 
@@ -243,9 +258,27 @@ final class Application: WindowDelegate, InputSink {
                                   make: Application.sceneMaker(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
             }
         }
+        if new.metricsTextfile != metricsFile?.path { setMetricsFile(new.metricsTextfile) }
         stage.showsStats = new.stats
         stage.setRotation(new.rotate)
         window.preRotates = new.rotate != 0
+    }
+
+    // MARK: Fleet metrics
+
+    private func setMetricsFile(_ path: String?) {
+        metricsFile?.stop()
+        metricsFile = nil
+        guard let path else { return }
+        let file = MetricsTextfile(path: path, scheduler: scheduler, report: { [log] in log.warning("\($0)") }) { [weak self] in
+            guard let self, let stage = self.stage else { return "" }
+            let readings = KioskMetrics.Readings(frameDraw: stage.drawTimes, open: self.openingHours?.isOpen ?? true,
+                                                 residentBytes: currentRSSKiB() * 1024, saveFailures: self.store.saveFailures)
+            return self.metrics.text(readings, now: MonotonicClock.now())
+        }
+        if file.write() { log.info("metrics: written to \(path) every \(Int(MetricsTextfile.interval)) s") }
+        file.start()
+        metricsFile = file
     }
 
     // MARK: Admin panel
@@ -274,6 +307,8 @@ final class Application: WindowDelegate, InputSink {
             log.debug("touch: \(desc)")
         }
         guard let stage else { return }
+        metrics.touches += batch.points.count { $0.phase == .began }
+        metrics.lastInputTime = wallClockNow()
         stage.scene.handle(stage.toScene(batch), at: MonotonicClock.now())
         saver.noteInput()
     }
@@ -281,6 +316,7 @@ final class Application: WindowDelegate, InputSink {
     func handle(_ key: KeyEvent) {
         log.debug("key \(key.pressed ? "pressed" : "released"): keysym=0x\(String(key.keysym, radix: 16)) text=\(key.text.debugDescription)\(key.isRepeat ? " (repeat)" : "")")
         guard let stage else { return }
+        if key.pressed { metrics.lastInputTime = wallClockNow() }
         if key.pressed && key.keysym == Stage.statsKeysym {
             stage.showsStats.toggle()
         } else {

@@ -27,6 +27,9 @@ struct Settings: Equatable {
     var sceneBar = true
     var theme: String?
     var stats = false
+    // [metrics]
+    /// Where node_exporter's textfile collector reads the kiosk's metrics; nil: not written.
+    var metricsTextfile: String?
     // [words]
     var words = FallingWordsConfig()
     // [lander]
@@ -110,6 +113,7 @@ struct Settings: Equatable {
             "words": ["phrases", "speed", "interval", "color"],
             "lander": ["pad"],
             "admin": ["gesture", "pin"],
+            "metrics": ["textfile"],
         ]
         for key in table.keys {
             let node = table[key]!
@@ -158,6 +162,10 @@ struct Settings: Equatable {
             if let v = sh["theme"] {
                 if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }
             }
+        }
+        if let m = table["metrics"]?.table, let v = m["textfile"] {
+            if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
+            else { problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
         }
         if let w = table["words"]?.table {
             if let v = w["phrases"] {

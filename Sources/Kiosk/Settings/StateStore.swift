@@ -97,6 +97,9 @@ public final class StateStore: SceneStore, @unchecked Sendable {
         return rename(p, aside) == 0 ? "kept as \(aside)" : "could not move it aside (\(String(cString: strerror(errno))))"
     }
 
+    /// Saves that failed since the start (for the fleet metrics).
+    private(set) var saveFailures = 0
+
     /// Writes `value` atomically; reports (and returns false) instead of throwing, since a kiosk
     /// that cannot save must still run.
     @discardableResult
@@ -107,32 +110,10 @@ public final class StateStore: SceneStore, @unchecked Sendable {
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             let data = try encoder.encode(value)
             try makeDirectory(directory)
-            // mkstemp: a fresh name, created exclusively (O_EXCL), mode 0600.
-            var template = Array("\(directory)/.\(name).json.XXXXXX".utf8CString)
-            let fd = mkstemp(&template)
-            guard fd >= 0 else { throw StoreError.system("cannot create a temporary file in \(directory)", errno) }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            let tmp = String(cString: template)
-            var ok = data.withUnsafeBytes { buf -> Bool in
-                var off = 0
-                while off < buf.count {
-                    let n = write(fd, buf.baseAddress! + off, buf.count - off)
-                    if n < 0 { if errno == EINTR { continue }; return false }
-                    off += n
-                }
-                return true
-            }
-            ok = ok && fsync(fd) == 0
-            close(fd)
-            guard ok, rename(tmp, p) == 0 else {
-                let e = errno
-                unlink(tmp)
-                throw StoreError.system("cannot write \(p)", e)
-            }
-            let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if dfd >= 0 { fsync(dfd); close(dfd) }
+            try AtomicFile.write(Array(data), to: p)
             return true
         } catch {
+            saveFailures += 1
             report("\(p): cannot save state (\(Self.describe(error)))")
             return false
         }

@@ -202,6 +202,8 @@ final class Stage {
         canvas.draw(off, transform: sceneToBuffer, alpha: 1, exact: true)
     }
 
+    /// Every frame's draw time since the start (for the fleet metrics).
+    private(set) var drawTimes = Histogram.frameTimes()
     /// Frames drawn and time spent drawing them since the last `takeDrawStats()`.
     private var drawn = (frames: 0, seconds: 0.0, longest: 0.0)
     func takeDrawStats() -> (frames: Int, seconds: Double, longest: Double) {
@@ -224,6 +226,7 @@ final class Stage {
         drawn.frames += 1
         drawn.seconds += lastDrawDuration
         drawn.longest = max(drawn.longest, lastDrawDuration)
+        drawTimes.record(lastDrawDuration)
         if showsStats, canvas.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: windowInfo.scale) {
             canvas.fillRoundedRect(statsRect, radius: 8, color: Color.black.withAlpha(0.7))
             canvas.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color.leaf)
