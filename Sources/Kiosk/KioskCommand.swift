@@ -131,11 +131,16 @@ extension KioskCommand {
         @Option(help: "Frames to measure.") var frames: Int = 600
         @Option(help: "Touch scene: fingers moving at once (0: idle). labels: how many labels.") var items: Int = 1
         @Option(help: "How labels draw text: glyphs (from fcft's cache) or layer (cached images).") var text: String = "glyphs"
+        @Option(help: "words: the smallest label's width in points ([words] size).") var labelSize: Double = 200
+        @Option(help: "words: how many phrases (1: the default phrase; 16: the peers' set).") var phrases: Int = 1
         @Option(help: "soak: simulated seconds of visitors and idle screensaver (RSS and open files at the end).") var seconds: Double = 600
 
         func run() throws {
             let log = makeLogger(verbose: false)
             guard frames > 0, frames <= 1_000_000, items >= 0, items <= 100_000 else { throw fail(log, "--frames must be 1…1000000 and --items 0…100000") }
+            guard (50...1000).contains(labelSize), (1...BenchWorkloads.sixteenPhrases.count).contains(phrases) else {
+                throw fail(log, "--label-size must be 50…1000 points and --phrases 1…\(BenchWorkloads.sixteenPhrases.count)")
+            }
             if options.scene == "soak" {
                 guard seconds > 0, seconds <= 7 * 86_400, let size = parseSize(options.size) else { throw fail(log, "--seconds must be 1…604800 and --size WxH") }
                 let report = try runSoak(seconds: seconds, size: size, warmup: min(1800, seconds / 2))
@@ -160,6 +165,8 @@ extension KioskCommand {
                 case "words" where items > 0:
                     // Spawn often enough that about `items` labels are falling at any time.
                     var c = FallingWordsConfig()
+                    c.labelWidth = labelSize
+                    if phrases > 1 { c.phrases = Array(BenchWorkloads.sixteenPhrases.prefix(phrases)) }
                     let fall = (Double(parseSize(options.size)?.height ?? 1080) + 1.5 * c.baseSize.height) / c.speed
                     c.interval = fall / Double(items)
                     return FallingWordsScene(fonts: fonts, config: c)
@@ -174,7 +181,8 @@ extension KioskCommand {
             case "words" where items > 0:
                 r.run(until: 20) // fill the screen first
                 result = runIdleBench(renderer: r, frames: frames)
-                print("scene words at \(options.size) scale \(options.scale), \((r.stage.scene as? FallingWordsScene)?.labelCount ?? 0) labels falling")
+                let words = r.stage.scene as? FallingWordsScene
+                print("scene words at \(options.size) scale \(options.scale), \(words?.labelCount ?? 0) labels falling, label size \(format(labelSize)), \(phrases) phrase\(phrases == 1 ? "" : "s"), mean label ink \(Int(words?.meanLabelInkPixels ?? 0)) px")
             case "drag":
                 result = runTouchBench(renderer: r, frames: frames, fingers: 1, path: .dragFromCentre)
                 print("workload drag at \(options.size) scale \(options.scale), one finger dragging a 50×50 view")

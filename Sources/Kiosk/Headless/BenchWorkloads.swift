@@ -6,6 +6,13 @@ import KioskPlatform
 
 /// Synthetic scenes for `kiosk bench`: the toolkit's costs, measured headless.
 enum BenchWorkloads {
+    /// Sixteen phrases of the kind a museum or shop shows, from one word to a short sentence:
+    /// the peers' falling-words page, for measurements against them.
+    static let sixteenPhrases = [
+        "Welcome", "Peace", "Love", "Groovy Music", "Open daily", "Touch to begin", "Hello there",
+        "Discover more", "Ask our staff", "New this week", "Free entry", "Follow the signs",
+        "Enjoy your visit", "Look closer", "Try it out", "Peace Love Groovy Music",
+    ]
     static let names = ["labels", "drag", "soak"]
 
     /// `count` translucent labels (~200×60, alpha 0.75) falling at different speeds.

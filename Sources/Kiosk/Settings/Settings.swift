@@ -110,7 +110,7 @@ struct Settings: Equatable {
         }
         let known: [String: Set<String>] = [
             "shell": ["scenes", "start", "idle_timeout", "blank_delay", "idle_reset", "hours", "after_hours_wake", "rotate", "scene_bar", "theme", "stats"],
-            "words": ["phrases", "speed", "interval", "color"],
+            "words": ["phrases", "speed", "interval", "color", "size"],
             "lander": ["pad"],
             "admin": ["gesture", "pin"],
             "metrics": ["textfile"],
@@ -174,6 +174,9 @@ struct Settings: Equatable {
             }
             number(w, "speed", 5...5000, &s.words.speed, problem)
             number(w, "interval", 0.05...60, &s.words.interval, problem)
+            var size = s.words.baseSize.width
+            number(w, "size", 50...1000, &size, problem)
+            s.words.labelWidth = size
             if let v = w["color"] {
                 if let c = v.string.flatMap(Settings.color) { s.words.color = c }
                 else { problem(v, "color must look like \"#8e24aa\"; using the default") }

@@ -15,6 +15,12 @@ public struct FallingWordsConfig: Equatable, Sendable {
     public var alpha = 0.75
     /// A label is 1–2× this size.
     public var baseSize = Size(width: 200, height: 60)
+    /// `[words] size`: the smallest label's width in points (its box is 0.3 times as tall; the
+    /// text is fitted to it).
+    public var labelWidth: Double {
+        get { baseSize.width }
+        set { baseSize = Size(width: newValue, height: newValue * 0.3) }
+    }
     public var seed: UInt64 = 1
     public init() {}
 

@@ -53,6 +53,8 @@ public final class FallingWordsScene: ViewScene {
 
     public override var isAnimating: Bool { isActive || root.isAnimating }
     public var labelCount: Int { wordsView.count }
+    /// The mean label's ink box in pixels.
+    public var meanLabelInkPixels: Double { wordsView.meanInkPixels }
     /// Where the label of word `id` is drawn (its centre, snapped to device pixels).
     public func labelCentre(of id: Int) -> Point? { wordsView.placedCentre(of: id) }
 }

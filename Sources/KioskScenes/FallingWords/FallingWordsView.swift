@@ -24,6 +24,11 @@ final class FallingWordsView: View {
         var screenInk: PixelRect { placed ? PixelRect(x: penX + ink.x, y: penY + ink.y, width: ink.width, height: ink.height) : PixelRect(x: 0, y: 0, width: 0, height: 0) }
     }
     private var entries: [Entry] = []
+    /// The mean ink box of the labels, in pixels (what a label costs to draw and to composite).
+    var meanInkPixels: Double {
+        let boxes = entries.filter { $0.run != nil }.map { Double($0.ink.width) * Double($0.ink.height) }
+        return boxes.isEmpty ? 0 : boxes.reduce(0, +) / Double(boxes.count)
+    }
     private var preparedScale = 0
     let config: FallingWordsConfig
     var fontFamily = "DejaVu Sans"

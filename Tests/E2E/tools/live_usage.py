@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Measures Kiosk live under a headless compositor (weston 10, cage 0.1.4 or sway 1.7): CPU (% of
-one core, kiosk and compositor), PSS and frame rate over a window, after a warm-up. Not a test:
-numbers for closing notes and regressions.
+one core) of the kiosk, of the compositor and of both together, PSS and frame rate over a window,
+after a warm-up. Not a test: numbers for closing notes and regressions (`make bench` prints a
+table of them).
 
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --scene words --speed 60 --interval 0.1
+    /usr/bin/python3 Tests/E2E/tools/live_usage.py --label-size 320 --phrases 16   (the peers' job)
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --compositor cage --scene words   (1280x720)
 
 The kiosk runs with a temporary kiosk.toml; CPU is utime+stime from /proc/PID/stat, PSS from
@@ -35,11 +37,79 @@ def pss_kib(pid):
     return int(m.group(1))
 
 
+def words_config(speed, interval, label_size, phrases):
+    lines = [f"speed = {speed}", f"interval = {interval}", f"size = {label_size}"]
+    if phrases > 1:
+        listed = ", ".join(f'"{p}"' for p in PHRASES[:phrases])
+        lines.append(f"phrases = [{listed}]")
+    return "[shell]\nscene_bar = false\n\n[words]\n" + "\n".join(lines) + "\n"
+
+
+# Kept equal to BenchWorkloads.sixteenPhrases (Tests/KioskTests checks they agree).
+PHRASES = [
+    "Welcome", "Peace", "Love", "Groovy Music", "Open daily", "Touch to begin", "Hello there",
+    "Discover more", "Ask our staff", "New this week", "Free entry", "Follow the signs",
+    "Enjoy your visit", "Look closer", "Try it out", "Peace Love Groovy Music",
+]
+
+
+def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1, warmup=25.0, window=20.0,
+            size="1920x1080", transform="normal", compositor="weston", env=()):
+    """Runs one measurement; returns a dict of the numbers."""
+    w, h = (int(v) for v in size.split("x"))
+    config = words_config(speed, interval, label_size, phrases)
+    scene_args = ["--screensaver"] if scene == "words" else ["--scene", scene]
+    extra = dict(e.split("=", 1) for e in env)
+    comp = kiosk = None
+    try:
+        if compositor == "cage":
+            comp = kiosk = Cage(*scene_args, config=config, env=extra)
+            kiosk_pid = kiosk.kiosk_pid
+            size = "1280x720"  # cage's headless output
+        else:
+            if compositor == "weston":
+                comp = Weston(width=w, height=h, transform=transform)
+                conf = Path(tempfile.mkdtemp(prefix="kiosk-usage-")) / "kiosk.toml"
+                conf.write_text(config)
+                kiosk = Kiosk(comp, "-v", "--config", str(conf), *scene_args, env=comp.env(**extra), protocol=False)
+            else:
+                comp = Sway(size=(w, h), transform=transform)
+                conf = comp.dir / "kiosk.toml"
+                conf.write_text(config)
+                conf.chmod(0o644)
+                kiosk = run_kiosk_as_user(comp, "--config", str(conf), *scene_args, env=comp.env(**extra))
+            kiosk_pid = lambda: kiosk.proc.pid  # noqa: E731
+        kiosk.wait_for("first frame shown", timeout=10)
+        time.sleep(warmup)
+        pid = kiosk_pid()
+        os.kill(pid, signal.SIGUSR1)  # starts the statistics window
+        wait_until(lambda: len(re.findall(r"stats:", kiosk.stderr)) >= 1, timeout=5, what="the first stats line")
+        k0, c0, t0 = cpu_seconds(pid), cpu_seconds(comp.proc.pid), time.monotonic()
+        time.sleep(window)
+        k1, c1, t1 = cpu_seconds(pid), cpu_seconds(comp.proc.pid), time.monotonic()
+        os.kill(pid, signal.SIGUSR1)
+        wait_until(lambda: len(re.findall(r"stats:", kiosk.stderr)) >= 2, timeout=5, what="the second stats line")
+        line = re.findall(r"stats: .*", kiosk.stderr)[-1]
+        fps = re.search(r"\(([\d.]+) fps\)", line)
+        span = t1 - t0
+        kiosk_cpu, comp_cpu = 100 * (k1 - k0) / span, 100 * (c1 - c0) / span
+        return dict(scene=scene, size=size, transform=transform, compositor=compositor, kiosk=kiosk_cpu,
+                    compositor_cpu=comp_cpu, together=kiosk_cpu + comp_cpu, pss=pss_kib(pid) / 1024,
+                    fps=float(fps.group(1)) if fps else 0.0, stats=line)
+    finally:
+        if kiosk is not None and kiosk is not comp:
+            kiosk.close()
+        if comp is not None:
+            comp.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scene", default="words")
     ap.add_argument("--speed", type=float, default=60)
     ap.add_argument("--interval", type=float, default=0.1)
+    ap.add_argument("--label-size", type=float, default=200, help="[words] size: the smallest label's width in points")
+    ap.add_argument("--phrases", type=int, default=1, help="1: the default phrase; 16: the peers' set")
     ap.add_argument("--warmup", type=float, default=25)
     ap.add_argument("--window", type=float, default=20)
     ap.add_argument("--size", default="1920x1080")
@@ -47,50 +117,12 @@ def main():
     ap.add_argument("--compositor", default="weston", choices=["weston", "cage", "sway"])
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for the kiosk (e.g. KIOSK_FLIP_BUFFERS=0)")
     a = ap.parse_args()
-    w, h = (int(v) for v in a.size.split("x"))
-    config = f"[shell]\nscene_bar = false\n\n[words]\nspeed = {a.speed}\ninterval = {a.interval}\n"
-    scene_args = ["--screensaver"] if a.scene == "words" else ["--scene", a.scene]
-    extra = dict(e.split("=", 1) for e in a.env)
-    comp = kiosk = None
-    try:
-        if a.compositor == "cage":
-            comp = kiosk = Cage(*scene_args, config=config, env=extra)
-            kiosk_pid = kiosk.kiosk_pid
-            a.size = "1280x720"  # cage's headless output
-        else:
-            if a.compositor == "weston":
-                comp = Weston(width=w, height=h, transform=a.transform)
-                conf = Path(tempfile.mkdtemp(prefix="kiosk-usage-")) / "kiosk.toml"
-                conf.write_text(config)
-                kiosk = Kiosk(comp, "-v", "--config", str(conf), *scene_args, env=comp.env(**extra), protocol=False)
-            else:
-                comp = Sway(size=(w, h), transform=a.transform)
-                conf = comp.dir / "kiosk.toml"
-                conf.write_text(config)
-                conf.chmod(0o644)
-                kiosk = run_kiosk_as_user(comp, "--config", str(conf), *scene_args, env=comp.env(**extra))
-            kiosk_pid = lambda: kiosk.proc.pid  # noqa: E731
-        kiosk.wait_for("first frame shown", timeout=10)
-        time.sleep(a.warmup)
-        pid = kiosk_pid()
-        os.kill(pid, signal.SIGUSR1)  # starts the statistics window
-        wait_until(lambda: len(re.findall(r"stats:", kiosk.stderr)) >= 1, timeout=5, what="the first stats line")
-        k0, w0, t0 = cpu_seconds(pid), cpu_seconds(comp.proc.pid), time.monotonic()
-        time.sleep(a.window)
-        k1, w1, t1 = cpu_seconds(pid), cpu_seconds(comp.proc.pid), time.monotonic()
-        os.kill(pid, signal.SIGUSR1)
-        wait_until(lambda: len(re.findall(r"stats:", kiosk.stderr)) >= 2, timeout=5, what="the second stats line")
-        line = re.findall(r"stats: .*", kiosk.stderr)[-1]
-        span = t1 - t0
-        print(f"{a.scene} at {a.size} ({a.transform}) under {a.compositor} {' '.join(a.env)}, speed {a.speed}, "
-              f"interval {a.interval}: kiosk {100 * (k1 - k0) / span:.1f}% of one core, {a.compositor} "
-              f"{100 * (w1 - w0) / span:.1f}%, kiosk PSS {pss_kib(pid) / 1024:.1f} MiB")
-        print(f"kiosk {line}")
-    finally:
-        if kiosk is not None and kiosk is not comp:
-            kiosk.close()
-        if comp is not None:
-            comp.close()
+    r = measure(a.scene, a.speed, a.interval, a.label_size, a.phrases, a.warmup, a.window, a.size, a.transform,
+                a.compositor, a.env)
+    print(f"{r['scene']} at {r['size']} ({r['transform']}) under {r['compositor']} {' '.join(a.env)}, speed {a.speed}, "
+          f"interval {a.interval}, label size {a.label_size:g}, {a.phrases} phrase(s): kiosk {r['kiosk']:.1f}% of one core, "
+          f"{r['compositor']} {r['compositor_cpu']:.1f}%, together {r['together']:.1f}%, kiosk PSS {r['pss']:.1f} MiB")
+    print(f"kiosk {r['stats']}")
 
 
 if __name__ == "__main__":

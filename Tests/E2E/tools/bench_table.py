@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""`make bench`: the whole-system cost table for Kiosk — the kiosk's and the compositor's CPU
+(% of one core) and the kiosk's PSS, live under headless compositors, after a warm-up; plus the
+headless frame timings. Not a test: numbers to compare before and after a change, on one machine
+in one run. The falling words run as the peers measured them: 200 words alive (speed 60, a word
+every 0.1 s) with labels of about 27 kpx (`[words] size = 320`, sixteen phrases).
+
+    /usr/bin/python3 Tests/E2E/tools/bench_table.py [--runs 3] [--quick]
+"""
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from live_usage import measure  # noqa: E402
+
+PEERS = dict(label_size=320, phrases=16)
+
+ROWS = [
+    ("200 words, peers' labels", dict(speed=60, interval=0.1, **PEERS)),
+    ("200 words, peers' labels, output rotated 90°", dict(speed=60, interval=0.1, transform="rotate-90", **PEERS)),
+    ("a word every 0.5 s, peers' labels", dict(speed=60, interval=0.5, **PEERS)),
+    ("200 words, default labels", dict(speed=60, interval=0.1)),
+    ("idle (touch test)", dict(scene="touch")),
+    ("200 words, peers' labels, sway", dict(speed=60, interval=0.1, compositor="sway", **PEERS)),
+    ("200 words, peers' labels, cage (1280×720)", dict(speed=60, interval=0.1, compositor="cage", **PEERS)),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3, help="runs per row; the median is shown")
+    ap.add_argument("--quick", action="store_true", help="one run, 8 s warm-up, 10 s window")
+    a = ap.parse_args()
+    runs, warmup, window = (1, 8, 10) if a.quick else (a.runs, 20, 30)
+    print(f"| load (weston 10 headless, pixman, 1920×1080 unless said) | kiosk CPU | compositor CPU | together | kiosk PSS | fps |")
+    print("|---|---|---|---|---|---|")
+    for name, kw in ROWS:
+        results = [measure(warmup=warmup, window=window, **kw) for _ in range(runs)]
+        med = lambda k: statistics.median(r[k] for r in results)  # noqa: E731
+        print(f"| {name} | {med('kiosk'):.1f} % | {med('compositor_cpu'):.1f} % | {med('together'):.1f} % | "
+              f"{med('pss'):.1f} MiB | {med('fps'):.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
