@@ -358,3 +358,16 @@ def test_sigterm_exits_zero_and_compositor_loss_exits_one(strict):
         strict.kill()
         assert k.wait_exit(timeout=5) == 1
         assert "lost the connection to the compositor" in k.stderr.strip().splitlines()[-1]
+
+
+def test_the_whole_surface_is_declared_opaque_at_every_size(strict):
+    """An XRGB fullscreen kiosk says so (wl_surface.set_opaque_region), so the compositor never
+    paints what lies beneath it: weston 10 otherwise fills its background under every damaged
+    pixel first (a fifth of its repaint time with falling words)."""
+    with start(strict, "--scene", "touch") as k:
+        wait_until(lambda: "opaque_region 0,0 1920x1080 rects=1" in strict.lines(), timeout=3, what="the opaque region")
+        strict.send("configure 1280 800")
+        k.wait_for(r"display: 1280×800 pt")
+        wait_until(lambda: "opaque_region 0,0 1280x800 rects=1" in strict.lines(), timeout=3,
+                   what="the opaque region at the new size")
+        strict.assert_clean()

@@ -524,9 +524,26 @@ static void output_remove(struct comp *c, struct output *o)
 /* ------------------------------------------------------------------------------------------ */
 /* wl_region                                                                                   */
 
+/* Regions are kept (a pixman region per wl_region) so the opaque region can be reported. */
 static void region_destroy(struct wl_client *client, struct wl_resource *r) { wl_resource_destroy(r); }
-static void region_add(struct wl_client *client, struct wl_resource *r, int32_t x, int32_t y, int32_t w, int32_t h) {}
-static void region_subtract(struct wl_client *client, struct wl_resource *r, int32_t x, int32_t y, int32_t w, int32_t h) {}
+static void region_add(struct wl_client *client, struct wl_resource *r, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+    pixman_region32_t *reg = wl_resource_get_user_data(r);
+    pixman_region32_union_rect(reg, reg, x, y, w > 0 ? w : 0, h > 0 ? h : 0);
+}
+static void region_subtract(struct wl_client *client, struct wl_resource *r, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+    pixman_region32_t *reg = wl_resource_get_user_data(r), cut;
+    pixman_region32_init_rect(&cut, x, y, w > 0 ? w : 0, h > 0 ? h : 0);
+    pixman_region32_subtract(reg, reg, &cut);
+    pixman_region32_fini(&cut);
+}
+static void region_free(struct wl_resource *r)
+{
+    pixman_region32_t *reg = wl_resource_get_user_data(r);
+    pixman_region32_fini(reg);
+    free(reg);
+}
 static const struct wl_region_interface region_impl = {region_destroy, region_add, region_subtract};
 
 /* ------------------------------------------------------------------------------------------ */
@@ -594,7 +611,15 @@ static void surface_frame(struct wl_client *client, struct wl_resource *r, uint3
     wl_list_insert(s->p_frames.prev, wl_resource_get_link(cb));
 }
 
-static void surface_set_opaque_region(struct wl_client *client, struct wl_resource *r, struct wl_resource *region) {}
+static void surface_set_opaque_region(struct wl_client *client, struct wl_resource *r, struct wl_resource *region)
+{
+    struct surface *s = wl_resource_get_user_data(r);
+    if (!region) { report(s->c, "opaque_region none"); return; }
+    pixman_region32_t *reg = wl_resource_get_user_data(region);
+    pixman_box32_t *e = pixman_region32_extents(reg);
+    report(s->c, "opaque_region %d,%d %dx%d rects=%d", e->x1, e->y1, e->x2 - e->x1, e->y2 - e->y1,
+           pixman_region32_n_rects(reg));
+}
 static void surface_set_input_region(struct wl_client *client, struct wl_resource *r, struct wl_resource *region) {}
 
 static void surface_set_buffer_transform(struct wl_client *client, struct wl_resource *r, int32_t t)
@@ -804,7 +829,9 @@ static void compositor_create_surface(struct wl_client *client, struct wl_resour
 static void compositor_create_region(struct wl_client *client, struct wl_resource *r, uint32_t id)
 {
     struct wl_resource *region = wl_resource_create(client, &wl_region_interface, 1, id);
-    wl_resource_set_implementation(region, &region_impl, NULL, NULL);
+    pixman_region32_t *reg = calloc(1, sizeof *reg);
+    pixman_region32_init(reg);
+    wl_resource_set_implementation(region, &region_impl, reg, region_free);
 }
 
 static const struct wl_compositor_interface compositor_impl = {compositor_create_surface, compositor_create_region};
