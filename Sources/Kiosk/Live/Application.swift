@@ -42,6 +42,7 @@ final class Application: WindowDelegate, InputSink {
     /// What `STATUS=` says: the scene on screen, or the screensaver.
     private var statusLine: String {
         guard let shell else { return "running" }
+        if shell.isClosed { return shell.showingScreensaver ? "closed (screensaver for a visitor)" : "closed (outside the opening hours)" }
         return shell.showingScreensaver ? "screensaver" : "showing \(shell.currentName)"
     }
 
@@ -193,6 +194,7 @@ final class Application: WindowDelegate, InputSink {
                 openingHours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak saver] open in
                     self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
                     saver?.isClosed = !open
+                    self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                     if let shell = self?.shell { self?.metrics.showing(open ? shell.currentName : "closed", now: MonotonicClock.now()) }
                 }
             }
