@@ -134,6 +134,7 @@ struct surface {
     int32_t lw, lh;        /* picture size: surface size × scale, upright */
     uint32_t *picture;     /* upright, alpha forced to 0xff for XRGB */
     unsigned commits;
+    uint64_t arrived_ns;   /* when the latest commit arrived (CLOCK_MONOTONIC) */
     struct output *on;     /* the output it has entered */
     /* role */
     struct xdg_surf *xdg;
@@ -742,8 +743,10 @@ static bool surface_apply_buffer(struct surface *s, struct wl_resource *buffer)
     pixman_region32_init(&all);
     pixman_region32_union(&all, &s->p_damage_surface, &s->p_damage_buffer);
     pixman_box32_t *e = pixman_region32_extents(&all);
-    report(c, "commit %u wl_buffer@%u %dx%d scale=%d transform=%d surface=%dx%d damage=%d:%d,%d-%d,%d", n,
-           wl_resource_get_id(buffer), bw, bh, scale, t, sw, sh, pixman_region32_n_rects(&all), e->x1, e->y1, e->x2, e->y2);
+    /* t= when the commit arrived (CLOCK_MONOTONIC ns): launch-to-first-frame measured from outside. */
+    report(c, "commit %u wl_buffer@%u %dx%d scale=%d transform=%d surface=%dx%d damage=%d:%d,%d-%d,%d t=%llu", n,
+           wl_resource_get_id(buffer), bw, bh, scale, t, sw, sh, pixman_region32_n_rects(&all), e->x1, e->y1, e->x2, e->y2,
+           (unsigned long long)s->arrived_ns);
     pixman_region32_fini(&all);
     return true;
 }
@@ -752,6 +755,7 @@ static void surface_commit(struct wl_client *client, struct wl_resource *r)
 {
     struct surface *s = wl_resource_get_user_data(r);
     struct comp *c = s->c;
+    s->arrived_ns = now_ns(); /* before the checks below, which take milliseconds */
     s->commits++;
     c->total_commits++;
     bool new_buffer = s->p_attached && s->p_buffer;
