@@ -120,10 +120,14 @@ final class MetricsTextfile {
         self.report = report
     }
 
-    func start() {
-        timer = scheduler.schedule(after: Self.interval) { [weak self] in
-            self?.write()
-            self?.start()
+    /// Writes every `interval`, the first time after `first` seconds (not in the way of the
+    /// first frame); `onFirstWrite` hears whether that worked.
+    func start(first: Double = MetricsTextfile.interval, onFirstWrite: ((Bool) -> Void)? = nil) {
+        timer = scheduler.schedule(after: first) { [weak self] in
+            guard let self else { return }
+            let ok = self.write()
+            onFirstWrite?(ok)
+            self.start()
         }
     }
     func stop() { timer?.cancel(); timer = nil }
@@ -131,7 +135,7 @@ final class MetricsTextfile {
     @discardableResult
     func write() -> Bool {
         do {
-            try AtomicFile.write(Array(render().utf8), to: path, mode: 0o644)
+            try AtomicFile.write(Array(render().utf8), to: path, mode: 0o644, durable: false)
             failing = false
             return true
         } catch {

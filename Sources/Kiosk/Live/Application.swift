@@ -278,8 +278,8 @@ final class Application: WindowDelegate, InputSink {
                                                  residentBytes: currentRSSKiB() * 1024, saveFailures: self.store.saveFailures)
             return self.metrics.text(readings, now: MonotonicClock.now())
         }
-        if file.write() { log.info("metrics: written to \(path) every \(Int(MetricsTextfile.interval)) s") }
-        file.start()
+        // The first write a second in: not in the way of the first frame.
+        file.start(first: 1) { [log] ok in if ok { log.info("metrics: written to \(path) every \(Int(MetricsTextfile.interval)) s") } }
         metricsFile = file
     }
 

@@ -3,8 +3,10 @@ import Glibc
 #endif
 
 /// A file written so that a reader sees the old contents or the new, never part of either: a
-/// fresh temporary file beside it (mkstemp: created exclusively), the bytes, fsync, `mode`,
-/// then renamed over it and the folder synced. Saved state and the metrics file use it.
+/// fresh temporary file beside it (mkstemp: created exclusively), the bytes, `mode`, then
+/// renamed over it. `durable`: synced to the disk first and the folder after, so it survives a
+/// power cut (saved state); the metrics file, rewritten every 15 s, need not wear a panel's SD
+/// card for that.
 enum AtomicFile {
     struct WriteError: Error, CustomStringConvertible {
         var what: String
@@ -12,7 +14,7 @@ enum AtomicFile {
         var description: String { "\(what): \(String(cString: strerror(errno)))" }
     }
 
-    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(WriteError) {
+    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, durable: Bool = true) throws(WriteError) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -30,13 +32,14 @@ enum AtomicFile {
             }
             return true
         }
-        ok = ok && fchmod(fd, mode) == 0 && fsync(fd) == 0
+        ok = ok && fchmod(fd, mode) == 0 && (!durable || fsync(fd) == 0)
         close(fd)
         guard ok, rename(tmp, path) == 0 else {
             let e = errno
             unlink(tmp)
             throw WriteError(what: "cannot write \(path)", errno: e)
         }
+        guard durable else { return }
         let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 { fsync(dfd); close(dfd) }
     }
