@@ -158,6 +158,26 @@ import Glibc
         }
     }
 
+    @Test func theSavedStateFollowsAFreshStartEvenForScenesNotOpenedSinceTheRestart() throws {
+        let dir = try #require(mkdtemp(strdup("/tmp/kiosk-fresh-XXXXXX")).map { String(cString: $0) })
+        defer { _ = system("rm -rf \(dir)") }
+        let store = StateStore(directory: dir)
+        // The last visitor selected a tile, and the kiosk restarted since (on the touch test).
+        let before = Rig(idle: 5, start: "tiles", store: store)
+        let p = before.tiles.board.convert(before.tiles.tileFrame(index: 1).center, to: nil)
+        before.tap(p.x, p.y)
+        before.wait(0.5)
+        before.shell.saveState()
+        #expect(store.load(TileBoardModel.self, name: "tiles")?.selectedIDs == [1])
+        let r = Rig(idle: 5, start: "touch", store: store)
+        r.shell.resetsOnWake = true
+        r.shell.homeScene = "touch"
+        r.wait(6)
+        r.tap(600, 500) // wakes: a fresh start, tiles never opened in this run
+        r.shell.saveState()
+        #expect(store.load(TileBoardModel.self, name: "tiles")?.selectedIDs == [])
+    }
+
     @Test func theApplicationHearsWhenTheScreensaverStartsAndEnds() {
         let r = Rig(idle: 5)
         var events: [Bool] = []
