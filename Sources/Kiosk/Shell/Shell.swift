@@ -148,7 +148,7 @@ final class Shell: Scene {
     func switchTo(_ name: String) {
         guard names.contains(name), name != currentName || showingScreensaver, !isClosed else { return }
         beginTransition()
-        if showingScreensaver { screensaver.setActive(false); showingScreensaver = false; onScreensaverChange?(false) }
+        stopScreensaver()
         current.setActive(false)
         currentName = name
         current.setActive(true)
@@ -165,7 +165,7 @@ final class Shell: Scene {
     /// Shows `scene` over everything, the scene below paused, until `closeOverlay`.
     func showOverlay(_ scene: Scene) {
         beginTransition()
-        if showingScreensaver { screensaver.setActive(false); showingScreensaver = false; onScreensaverChange?(false) }
+        stopScreensaver()
         current.setActive(false)
         overlay = scene
         scene.layout(info)
@@ -201,8 +201,7 @@ final class Shell: Scene {
         if isClosed { onAfterHoursTouch?(); return }
         guard showingScreensaver else { return }
         beginTransition()
-        screensaver.setActive(false)
-        showingScreensaver = false
+        stopScreensaver(tell: false)
         if resetsOnWake { startAfresh() }
         current.setActive(true)
         current.invalidation.addAll()
@@ -219,7 +218,7 @@ final class Shell: Scene {
         if let o = overlay { o.setActive(false); overlay = nil }
         current.setActive(false)
         isClosed = true
-        endScreensaver()
+        stopScreensaver()
         closedScreen.invalidation.addAll()
         updateChrome()
     }
@@ -228,7 +227,7 @@ final class Shell: Scene {
     func open() {
         guard isClosed else { return }
         beginTransition()
-        endScreensaver()
+        stopScreensaver()
         isClosed = false
         startAfresh()
         current.setActive(overlay == nil)
@@ -240,11 +239,18 @@ final class Shell: Scene {
     func endScreensaver() {
         guard showingScreensaver else { return }
         beginTransition()
-        screensaver.setActive(false)
-        showingScreensaver = false
+        stopScreensaver()
         active.invalidation.addAll()
         updateChrome()
-        onScreensaverChange?(false)
+    }
+
+    /// The screensaver paused and gone from the screen (the callers fade and redraw), and the
+    /// application told unless the caller tells it later itself.
+    private func stopScreensaver(tell: Bool = true) {
+        guard showingScreensaver else { return }
+        screensaver.setActive(false)
+        showingScreensaver = false
+        if tell { onScreensaverChange?(false) }
     }
 
     /// Every scene in its first state — those not made yet too, so that none comes back later
