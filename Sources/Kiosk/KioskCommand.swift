@@ -254,20 +254,3 @@ struct Overrides {
         if let r = rotate { s.rotate = r }
     }
 }
-
-/// Peak resident set size of this process in KiB (VmHWM from /proc/self/status).
-func peakRSSKiB() -> Int { procStatusKiB("VmHWM:") }
-
-/// A `field:` of /proc/self/status in KiB (0 if it cannot be read).
-func procStatusKiB(_ field: String) -> Int {
-    guard let f = fopen("/proc/self/status", "r") else { return 0 }
-    defer { fclose(f) }
-    var line = [CChar](repeating: 0, count: 256)
-    while fgets(&line, 256, f) != nil {
-        let s = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if s.hasPrefix(field) {
-            return Int(s.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? 0
-        }
-    }
-    return 0
-}

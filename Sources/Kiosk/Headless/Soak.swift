@@ -35,8 +35,6 @@ struct SoakReport {
     }
 }
 
-/// Resident memory now (VmRSS), in KiB.
-func currentRSSKiB() -> Int { procStatusKiB("VmRSS:") }
 
 /// Open file descriptors of this process.
 func openDescriptorCount() -> Int {

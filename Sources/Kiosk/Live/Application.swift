@@ -167,22 +167,20 @@ final class Application: WindowDelegate, InputSink {
             saver.scene = scene
             if let shell = scene as? Shell {
                 shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
-                metrics.showing(shell.showingScreensaver ? "screensaver" : shell.currentName, now: MonotonicClock.now())
+                noteShown()
                 shell.onSceneChange = { [weak self] name in
                     self?.log.notice("scene: \(name)")
                     self?.metrics.sceneSwitches += 1
-                    self?.metrics.showing(name, now: MonotonicClock.now())
+                    self?.noteShown()
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                 }
                 let saver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
                                                   blankDelay: current.blankDelay, log: { [log] in log.notice("\($0)") },
                                                   inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
-                saver.onChange = { [weak self, weak shell] on in
+                saver.onChange = { [weak self] on in
                     self?.log.notice(on ? "screensaver started" : "screensaver ended")
                     if on { self?.metrics.screensaverActivations += 1 }
-                    if let shell {
-                        self?.metrics.showing(on ? "screensaver" : shell.isClosed ? "closed" : shell.currentName, now: MonotonicClock.now())
-                    }
+                    self?.noteShown()
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                 }
                 saver.afterHoursWake = current.afterHoursWake
@@ -195,7 +193,7 @@ final class Application: WindowDelegate, InputSink {
                     self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
                     saver?.isClosed = !open
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
-                    if let shell = self?.shell { self?.metrics.showing(open ? shell.currentName : "closed", now: MonotonicClock.now()) }
+                    self?.noteShown()
                 }
             }
             preparation = nil
@@ -267,6 +265,12 @@ final class Application: WindowDelegate, InputSink {
     }
 
     // MARK: Fleet metrics
+
+    /// Tells the metrics what is on screen now: a scene, the screensaver, or closing time's black.
+    private func noteShown() {
+        guard let shell else { return }
+        metrics.showing(shell.showingScreensaver ? "screensaver" : shell.isClosed ? "closed" : shell.currentName, now: MonotonicClock.now())
+    }
 
     private func setMetricsFile(_ path: String?) {
         metricsFile?.stop()
