@@ -98,7 +98,7 @@ generate:
 # headless frame timings. BENCH_ARGS=--quick for a rough table in about two minutes.
 bench: deps build tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_STRICT=$(abspath $(STRICT)) $(PYTHON) Tests/E2E/tools/bench_table.py $(BENCH_ARGS)
-	$(KIOSK) bench --scene words --items 200 --label-size 320 --phrases 16 --frames 1000
+	$(KIOSK) bench --scene words --items 200 --label-size 333 --phrases 16 --frames 1000
 	$(KIOSK) bench --scene touch --size 1920x1080 --frames 2000 --items 1
 
 clean:

@@ -183,6 +183,9 @@ extension KioskCommand {
                 result = runIdleBench(renderer: r, frames: frames)
                 let words = r.stage.scene as? FallingWordsScene
                 print("scene words at \(options.size) scale \(options.scale), \(words?.labelCount ?? 0) labels falling, label size \(format(labelSize)), \(phrases) phrase\(phrases == 1 ? "" : "s"), mean label ink \(Int(words?.meanLabelInkPixels ?? 0)) px")
+                if let m = words?.textMemory {
+                    print("text memory:   \(m.fonts) fonts loaded, \(m.masks) label masks (\(m.maskBytes / 1024) KiB), RSS \(currentRSSKiB() / 1024) MiB")
+                }
             case "drag":
                 result = runTouchBench(renderer: r, frames: frames, fingers: 1, path: .dragFromCentre)
                 print("workload drag at \(options.size) scale \(options.scale), one finger dragging a 50×50 view")

@@ -125,6 +125,9 @@ public final class FontCache {
     private var failed: Set<String> = []
     private let report: (String) -> Void
 
+    /// Fonts loaded and kept.
+    public var count: Int { fonts.count }
+
     public init(report: @escaping (String) -> Void = { _ in }) {
         _ = FontCache.fcftReady
         self.report = report

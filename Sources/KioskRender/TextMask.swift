@@ -70,6 +70,8 @@ public final class TextMaskCache {
     public init() {}
 
     public var count: Int { masks.count }
+    /// Bytes of mask pixels held.
+    public var byteCount: Int { bytes }
 
     /// The mask of `run` at `alpha`, rasterized on first use.
     public func mask(for run: TextRun, alpha: Double) -> TextMask? {

@@ -62,6 +62,34 @@ import Testing
         #expect(loaded.isEmpty)
     }
 
+    @Test func fitLineOnASizeLadderUsesAFewFonts() throws {
+        let fonts = FontCache()
+        let ladder = Label.SizeLadder(ratio: 1.1)
+        let rungs = Set((0...60).map(ladder.rung))
+        #expect(ladder.atMost(72) == 66 && ladder.atMost(73) == 73 && ladder.above(66) == 73 && ladder.above(70) == 73 && ladder.atMost(1) == 1)
+        let phrases = ["Peace Love Groovy Music", "Love", "Touch to begin", "Enjoy your visit"]
+        var sizes = Set<Int>()
+        // The falling words' boxes: 320–640 px wide, 0.3 × as tall, the text 0.6 × the height.
+        for width in stride(from: 320.0, through: 640, by: 3) {
+            for text in phrases {
+                let run = try #require(Label.fitLine(text, fonts: fonts, family: "DejaVu Sans", points: 0.18 * width, scale: 1,
+                                                      width: width, minimumScaleFactor: 0.2, sizeRatio: 1.1))
+                #expect(run.width <= width + 0.5)
+                #expect(rungs.contains(run.font.pixelSize), "\(run.font.pixelSize) px is not on the ladder")
+                // The next rung up would not have fitted, or is above the box's own size.
+                let up = ladder.above(run.font.pixelSize)
+                if up <= Int((0.18 * width).rounded()) {
+                    let bigger = try #require(fonts.font(points: Double(up), scale: 1)).layout(text)
+                    #expect(bigger.width > width + 0.5, "\(text) at \(width): \(up) px fits too")
+                }
+                sizes.insert(run.font.pixelSize)
+            }
+        }
+        // 428 labels, sizes from ~24 to 115 px: a 2-pixel step would load ~40 fonts.
+        #expect(sizes.count <= 17, "\(sizes.sorted())")
+        #expect(fonts.count <= sizes.count + 6)
+    }
+
     @Test func labelWrapsOntoLinesAndDrawsText() {
         let h = Harness()
         let l = Label(frame: Rect(x: 10, y: 10, width: 200, height: 200))

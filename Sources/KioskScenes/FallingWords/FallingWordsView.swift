@@ -71,7 +71,7 @@ final class FallingWordsView: View {
         let box = Size(width: config.baseSize.width * e.word.scale, height: config.baseSize.height * e.word.scale)
         let text = e.word.text
         guard let run = Label.fitLine(text, fonts: fonts, family: fontFamily, points: 0.6 * box.height, scale: scale,
-                                      width: box.width, minimumScaleFactor: 0.2, pixelStep: 2)
+                                      width: box.width, minimumScaleFactor: 0.2, sizeRatio: 1.1)
         else { e.run = nil; e.mask = nil; return }
         e.run = run
         e.mask = root?.renderCache.textMasks.mask(for: run, alpha: config.alpha)

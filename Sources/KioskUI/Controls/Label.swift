@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import KioskCore
 import KioskRender
 
@@ -88,25 +91,52 @@ open class Label: View {
     /// minimumScaleFactor` that fits `width`, measured once at a shared reference size instead of
     /// by trying sizes: every size tried is a font loaded and kept (~110 KB each), and a
     /// screensaver of labels in random sizes would otherwise load dozens. `pixelStep` rounds the
-    /// size down to a multiple of that many pixels, for fewer fonts still.
+    /// size down to a multiple of that many pixels, for fewer fonts still; `sizeRatio` (> 1)
+    /// instead keeps to a geometric ladder of sizes, each about that much larger than the last
+    /// (1.1: 13 sizes from 20 to 72 px, where a 2-pixel step needs 27).
     public static func fitLine(_ text: String, fonts: FontCache, family: String, points: Double, scale: Int,
-                               width: Double, minimumScaleFactor: Double, pixelStep: Int = 1) -> TextRun? {
+                               width: Double, minimumScaleFactor: Double, pixelStep: Int = 1,
+                               sizeRatio: Double? = nil) -> TextRun? {
         let referencePoints = 32.0
         guard let reference = fonts.font(family, points: referencePoints, scale: scale) else { return nil }
         let measured = reference.layout(text).width
         let maxPx = max(1, Int((points * Double(scale)).rounded()))
         let minPx = min(maxPx, max(1, Int((points * minimumScaleFactor * Double(scale)).rounded(.up))))
+        let ladder = sizeRatio.flatMap { $0 > 1.001 ? SizeLadder(ratio: $0) : nil }
         let step = max(1, pixelStep)
-        func snap(_ p: Int) -> Int { min(maxPx, max(minPx, p / step * step)) }
+        func snap(_ p: Int) -> Int {
+            let q = min(maxPx, p)
+            return max(minPx, ladder?.atMost(q) ?? (q / step * step))
+        }
+        func smaller(_ p: Int) -> Int { snap(p - (ladder == nil ? step : 1)) }
+        func larger(_ p: Int) -> Int { snap(ladder?.above(p) ?? (p + step)) }
         func run(_ px: Int) -> TextRun? { fonts.font(family, points: Double(px) / Double(scale), scale: scale)?.layout(text) }
         func fits(_ r: TextRun) -> Bool { r.width <= width + 0.5 }
         var px = snap(measured > 0 ? Int((referencePoints * width / measured * Double(scale)).rounded(.down)) : maxPx)
         guard var best = run(px) else { return nil }
         // Hinting makes widths only nearly proportional to the size: correct the estimate by a
         // step or two, down while it is too wide, then up while the next size still fits.
-        while !fits(best), px > minPx, let smaller = run(snap(px - step)) { px = snap(px - step); best = smaller }
-        while fits(best), px < maxPx, let larger = run(snap(px + step)), fits(larger) { px = snap(px + step); best = larger }
+        while !fits(best), smaller(px) < px, let r = run(smaller(px)) { px = smaller(px); best = r }
+        while fits(best), larger(px) > px, let r = run(larger(px)), fits(r) { px = larger(px); best = r }
         return best
+    }
+
+    /// Whole-pixel sizes `round(ratio^k)`: a few font sizes for text fitted to any box.
+    struct SizeLadder {
+        let ratio: Double
+        func rung(_ k: Int) -> Int { max(1, Int(pow(ratio, Double(k)).rounded())) }
+        /// The largest size on the ladder not above `p` (1 at least).
+        func atMost(_ p: Int) -> Int {
+            var k = Int((log(Double(max(1, p))) / log(ratio)).rounded(.down)) + 1
+            while k > 0, rung(k) > p { k -= 1 }
+            return rung(k)
+        }
+        /// The smallest size on the ladder above `p`.
+        func above(_ p: Int) -> Int {
+            var k = max(0, Int((log(Double(max(1, p))) / log(ratio)).rounded(.down)) - 1)
+            while rung(k) <= p { k += 1 }
+            return rung(k)
+        }
     }
 
     /// Greedy word wrap into at most `numberOfLines` lines (0: as many as fit the height).

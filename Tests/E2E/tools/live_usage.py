@@ -5,7 +5,7 @@ after a warm-up. Not a test: numbers for closing notes and regressions (`make be
 table of them).
 
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --scene words --speed 60 --interval 0.1
-    /usr/bin/python3 Tests/E2E/tools/live_usage.py --label-size 320 --phrases 16   (the peers' job)
+    /usr/bin/python3 Tests/E2E/tools/live_usage.py --label-size 333 --phrases 16   (the peers' job)
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --compositor cage --scene words   (1280x720)
 
 The kiosk runs with a temporary kiosk.toml; CPU is utime+stime from /proc/PID/stat, PSS from
