@@ -22,6 +22,16 @@ struct KioskCommand: ParsableCommand {
         subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self, Icon.self],
         defaultSubcommand: Run.self
     )
+
+    /// Before the command line is even parsed, fontconfig starts loading on a helper thread
+    /// when the command will draw text (the kiosk itself, snapshots, benchmarks): its ~5 ms are
+    /// the longest wait before the first frame (`Tests/E2E/tools/first_frame.py`).
+    static func main() {
+        let words = CommandLine.arguments.dropFirst()
+        let drawsNothing = ["check-config", "help", "--help", "-h", "--version"]
+        if !words.contains(where: drawsNothing.contains) { FontCache.initializeInBackground() }
+        main(nil)
+    }
 }
 
 /// Exit with one clear line: the kiosk's contract for fatal errors.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CFcft
 import CPixman
 import KioskCore
@@ -136,6 +139,23 @@ public final class FontCache {
     /// fcft_init once per process; a static let is initialized exactly once, thread-safely.
     /// (A FontCache itself is not thread-safe: each thread that draws text uses its own.)
     private static let fcftReady: Bool = fcft_init(FCFT_LOG_COLORIZE_NEVER, false, FCFT_LOG_CLASS_ERROR)
+
+    /// Starts fcft's initialisation on a thread of its own and returns at once. Most of it is
+    /// fontconfig parsing its configuration (~5 ms on Debian 12: expat reading /etc/fonts), which
+    /// every first text waits for; begun first thing in `main`, it overlaps with parsing the
+    /// command line, reading settings and connecting. A FontCache made meanwhile waits for it
+    /// to finish (the static let's one-time initialisation), never runs it twice.
+    public static func initializeInBackground() {
+        var thread = pthread_t()
+        var attr = pthread_attr_t()
+        pthread_attr_init(&attr)
+        defer { pthread_attr_destroy(&attr) }
+        pthread_attr_setdetachstate(&attr, Int32(PTHREAD_CREATE_DETACHED))
+        _ = pthread_create(&thread, &attr, { _ in
+            _ = FontCache.fcftReady
+            return nil
+        }, nil)
+    }
 
     /// The font for `family` at `points` logical points on a screen of `scale`.
     public func font(_ family: String = "DejaVu Sans", points: Double, scale: Int) -> Font? {

@@ -10,10 +10,11 @@ import KioskPlatform
 /// Builds and lays out the first scene on a helper thread while the main thread sets up the
 /// window and pre-faults its first buffer.
 ///
-/// Both jobs are slow and independent: fontconfig's initialisation plus opening fonts and shaping
-/// the scene's text take ~10 ms, touching a fresh 1920×1080 shm buffer ~7 ms. On a kiosk's two or
-/// more cores they overlap, which is most of the difference between a ~35 ms and a ~20 ms first
-/// frame. The thread exits as soon as it is done: an idle kiosk still runs one thread.
+/// Both jobs are slow and independent: opening fonts, shaping the scene's text and laying it out
+/// take ~5 ms (after fontconfig's own ~5 ms, begun on a thread of its own at the top of `main`:
+/// `FontCache.initializeInBackground`), touching a fresh 1920×1080 shm buffer 6–8 ms. On a
+/// kiosk's two or more cores they overlap. The threads exit as soon as they are done: an idle
+/// kiosk still runs one thread.
 ///
 /// `@unchecked Sendable`: the scene and font cache are created on the helper thread and touched
 /// by the main thread only after `join()`, which orders every write before every read.
