@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """`make bench`: the whole-system cost table for Kiosk — the kiosk's and the compositor's CPU
-(% of one core) and the kiosk's PSS, live under headless compositors, after a warm-up; plus the
-headless frame timings. Not a test: numbers to compare before and after a change, on one machine
-in one run. The falling words run as the peers measured them: 200 words alive (speed 60, a word
-every 0.1 s) with labels of about 28 kpx of ink (`[words] size = 333`, sixteen phrases).
+(% of one core) and the kiosk's PSS, live under headless compositors, after a warm-up — and the
+launch → first frame time under the strict compositor (the Makefile adds the headless frame
+timings). Not a test: numbers to compare before and after a change, on one machine in one run.
+The falling words run as the peers measured them: 200 words alive (speed 60, a word every 0.1 s)
+with labels of about 28 kpx of ink (`[words] size = 333`, sixteen phrases).
 
     /usr/bin/python3 Tests/E2E/tools/bench_table.py [--runs 3] [--quick]
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from live_usage import measure  # noqa: E402
+from first_frame import measure_first_frame, summary  # noqa: E402
 
 PEERS = dict(label_size=333, phrases=16)
 
@@ -41,6 +43,9 @@ def main():
         med = lambda k: statistics.median(r[k] for r in results)  # noqa: E731
         print(f"| {name} | {med('kiosk'):.1f} % | {med('compositor_cpu'):.1f} % | {med('together'):.1f} % | "
               f"{med('pss'):.1f} MiB | {med('fps'):.1f} |", flush=True)
+    # Launch → first frame, from outside, under the strict compositor (20 starts; 5 with --quick).
+    print()
+    print(summary(*measure_first_frame(runs=5 if a.quick else 20)), flush=True)
 
 
 if __name__ == "__main__":

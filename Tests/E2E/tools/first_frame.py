@@ -20,19 +20,16 @@ from harness import KIOSK, Strict, wait_until  # noqa: E402
 PHASES = ["connected", "configured", "scene ready", "first frame drawn"]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--scene", default="touch")
-    ap.add_argument("--binary", default=str(KIOSK))
-    a = ap.parse_args()
+def measure_first_frame(runs=20, scene="touch", binary=str(KIOSK)):
+    """Starts the kiosk `runs` times; returns (launch → first commit in ms per run, the kiosk's
+    own phases: name → ms after its start per run)."""
     strict = Strict()
     outside, phases = [], {p: [] for p in PHASES + ["first frame committed"]}
     try:
-        for _ in range(a.runs):
+        for _ in range(runs):
             seen = len(strict.lines())
             t0 = time.monotonic_ns()
-            p = subprocess.Popen([a.binary, "--verbose", "--scene", a.scene, "--idle-timeout", "0"], env=strict.env(),
+            p = subprocess.Popen([binary, "--verbose", "--scene", scene, "--idle-timeout", "0"], env=strict.env(),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
             def first_commit():
@@ -55,10 +52,23 @@ def main():
             time.sleep(0.2)
     finally:
         strict.close()
-    print(f"launch → first commit received by the compositor, {a.runs} runs: median {statistics.median(outside):.1f} ms "
-          f"(min {min(outside):.1f}, max {max(outside):.1f})")
-    print("the kiosk's own phases (median ms after its start): " +
-          ", ".join(f"{ph} {statistics.median(v):.1f}" for ph, v in phases.items() if v))
+    return outside, phases
+
+
+def summary(outside, phases):
+    return (f"launch → first commit received by the compositor, {len(outside)} runs: median {statistics.median(outside):.1f} ms "
+            f"(min {min(outside):.1f}, max {max(outside):.1f})\n"
+            "the kiosk's own phases (median ms after its start): " +
+            ", ".join(f"{ph} {statistics.median(v):.1f}" for ph, v in phases.items() if v))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--scene", default="touch")
+    ap.add_argument("--binary", default=str(KIOSK))
+    a = ap.parse_args()
+    print(summary(*measure_first_frame(a.runs, a.scene, a.binary)))
 
 
 if __name__ == "__main__":
