@@ -38,11 +38,14 @@ def main():
     runs, warmup, window = (1, 8, 10) if a.quick else (a.runs, 20, 30)
     print(f"| load (weston 10 headless, pixman, 1920×1080 unless said) | kiosk CPU | compositor CPU | together | kiosk PSS | fps |")
     print("|---|---|---|---|---|---|")
+    busiest = 0.0
     for name, kw in ROWS:
         results = [measure(warmup=warmup, window=window, **kw) for _ in range(runs)]
+        busiest = max([busiest] + [r["busy_before"] for r in results])
         med = lambda k: statistics.median(r[k] for r in results)  # noqa: E731
         print(f"| {name} | {med('kiosk'):.1f} % | {med('compositor_cpu'):.1f} % | {med('together'):.1f} % | "
               f"{med('pss'):.1f} MiB | {med('fps'):.1f} |", flush=True)
+    print(f"(each run waited for a quiet machine: at most {busiest * 100:.0f} % of its CPU busy in the second before)")
     # Launch → first frame, from outside, under the strict compositor (20 starts; 5 with --quick).
     print()
     print(summary(*measure_first_frame(runs=5 if a.quick else 20)), flush=True)

@@ -8,8 +8,10 @@ table of them).
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --label-size 333 --phrases 16   (the peers' job)
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --compositor cage --scene words   (1280x720)
 
-The kiosk runs with a temporary kiosk.toml; CPU is utime+stime from /proc/PID/stat, PSS from
-/proc/PID/smaps_rollup, frames from the kiosk's own SIGUSR1 statistics line.
+Each measurement first waits (up to a minute) for a quiet machine, under 5 % of its CPU busy
+over a second, as the peers were measured. The kiosk runs with a temporary kiosk.toml; CPU is
+utime+stime from /proc/PID/stat, PSS from /proc/PID/smaps_rollup, frames from the kiosk's own
+SIGUSR1 statistics line.
 """
 import argparse
 import os
@@ -53,9 +55,32 @@ PHRASES = [
 ]
 
 
+def cpu_busy_fraction(seconds=1.0):
+    """How busy the machine's CPUs were over `seconds` (0..1), from /proc/stat."""
+    def sample():
+        f = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+        return sum(f), f[3] + f[4]  # total, idle + iowait
+    t0, i0 = sample()
+    time.sleep(seconds)
+    t1, i1 = sample()
+    return 1 - (i1 - i0) / max(1, t1 - t0)
+
+
+def wait_for_quiet(limit=0.05, timeout=60.0):
+    """Waits (up to `timeout`) until the machine is quiet: under `limit` of its CPU time busy over
+    a second, so each measurement starts on a quiet machine as the peers' did. Returns how busy
+    it was at the start of the measurement."""
+    end = time.monotonic() + timeout
+    while True:
+        busy = cpu_busy_fraction()
+        if busy < limit or time.monotonic() > end:
+            return busy
+
+
 def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1, warmup=25.0, window=20.0,
             size="1920x1080", transform="normal", compositor="weston", env=()):
     """Runs one measurement; returns a dict of the numbers."""
+    quiet = wait_for_quiet()
     w, h = (int(v) for v in size.split("x"))
     config = words_config(speed, interval, label_size, phrases)
     scene_args = ["--screensaver"] if scene == "words" else ["--scene", scene]
@@ -95,7 +120,7 @@ def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1
         kiosk_cpu, comp_cpu = 100 * (k1 - k0) / span, 100 * (c1 - c0) / span
         return dict(scene=scene, size=size, transform=transform, compositor=compositor, kiosk=kiosk_cpu,
                     compositor_cpu=comp_cpu, together=kiosk_cpu + comp_cpu, pss=pss_kib(pid) / 1024,
-                    fps=float(fps.group(1)) if fps else 0.0, stats=line)
+                    fps=float(fps.group(1)) if fps else 0.0, stats=line, busy_before=quiet)
     finally:
         if kiosk is not None and kiosk is not comp:
             kiosk.close()
