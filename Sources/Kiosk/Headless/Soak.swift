@@ -49,8 +49,10 @@ func openDescriptorCount() -> Int {
 /// memory is first measured (caches fill, fonts load).
 func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300) throws -> SoakReport {
     var report = SoakReport()
-    report.fdsAtStart = openDescriptorCount()
+    // Counted once fontconfig is up: `main` starts it on a thread of its own, which has one of
+    // its configuration files open for a moment (`FontCache()` waits for it to finish).
     let fonts = FontCache()
+    report.fdsAtStart = openDescriptorCount()
     let scheduler = ManualScheduler()
     let shell = Shell(names: SceneCatalog.publicScenes, start: "touch", fonts: fonts, scheduler: scheduler) {
         SceneCatalog.make($0, fonts: fonts, scheduler: scheduler)!
