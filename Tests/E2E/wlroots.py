@@ -219,6 +219,13 @@ class Sway(Wlroots):
             raise RuntimeError(f"sway exited at start:\n{self.log.read_text()}")
         self.input: subprocess.Popen | None = None
         self.sent = 0
+        # Plugged in before any client connects: a device that appears mid-test races the
+        # client binding its wl_pointer, and input sent in between goes to no one.
+        try:
+            self.send()
+        except BaseException:
+            self.close()
+            raise
 
     def env(self, **extra):
         env = super().env(**extra)
