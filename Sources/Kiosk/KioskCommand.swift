@@ -41,8 +41,11 @@ func fail(_ log: Logger, _ message: String) -> ExitCode {
 }
 
 extension KioskCommand {
+    // Every subcommand names itself: without `commandName`, ArgumentParser derives each name
+    // with `String(describing:)` on the type at every start, whose dynamic casts scan all of the
+    // binary's ~3,800 protocol conformances (a tenth of `kiosk --version`'s CPU time).
     struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run the kiosk in the current Wayland session (the default).")
+        static let configuration = CommandConfiguration(commandName: "run", abstract: "Run the kiosk in the current Wayland session (the default).")
 
         @Option(help: "The scene to start with (\(SceneCatalog.names.joined(separator: ", "))); default: the one shown at the last shutdown, else touch.")
         var scene: String?
@@ -118,7 +121,7 @@ extension KioskCommand {
     }
 
     struct Snapshot: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Render a scene to a PNG file without a compositor.")
+        static let configuration = CommandConfiguration(commandName: "snapshot", abstract: "Render a scene to a PNG file without a compositor.")
 
         @OptionGroup var options: HeadlessOptions
         @Option(help: "Seconds of simulated time to run before the snapshot.") var at: Double = 0
@@ -135,7 +138,7 @@ extension KioskCommand {
     }
 
     struct Bench: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Measure headless frame times for a scene.")
+        static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measure headless frame times for a scene.")
 
         @OptionGroup var options: HeadlessOptions
         @Option(help: "Frames to measure.") var frames: Int = 600
@@ -234,7 +237,7 @@ extension KioskCommand {
 extension KioskCommand {
     /// For packaging (`make deb`): the icon drawn from the lander's rocket.
     struct Icon: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write Kiosk's icon as a PNG of a given size, or as SVG.",
+        static let configuration = CommandConfiguration(commandName: "icon", abstract: "Write Kiosk's icon as a PNG of a given size, or as SVG.",
                                                         shouldDisplay: false)
         @Option(help: "Pixels a side (PNG).")
         var size: Int = 48
