@@ -77,17 +77,12 @@ public final class Canvas {
     /// Fills the whole canvas (within the clip).
     public func clear(_ color: Color) { fill(Rect(origin: .zero, size: size), color: color) }
 
-    // MARK: Anti-aliased shapes (pixman rasterizes the triangles into an a8 mask)
+    // MARK: Anti-aliased shapes (exact pixel coverage: PolygonCoverage)
 
-    /// Fills a convex or star-shaped polygon given as a fan around its first point.
+    /// Fills a simple polygon (convex or not; its last point joins its first).
     public func fillPolygon(_ points: [Point], color: Color) {
         guard points.count >= 3, color.alpha > 0 else { return }
-        var tris: [pixman_triangle_t] = []
-        tris.reserveCapacity(points.count - 2)
-        for i in 1..<(points.count - 1) {
-            tris.append(triangle(points[0], points[i], points[i + 1]))
-        }
-        composite(triangles: tris, color: color)
+        fill(contours: [points], color: color)
     }
 
     /// A filled disc. With a cache, the centre snaps to a whole device pixel and the disc is
@@ -113,14 +108,7 @@ public final class Canvas {
         guard radius > 0, width > 0, color.alpha > 0 else { return }
         let outer = circlePoints(center: center, radius: radius + width / 2)
         let inner = circlePoints(center: center, radius: max(0, radius - width / 2), count: outer.count)
-        var tris: [pixman_triangle_t] = []
-        tris.reserveCapacity(outer.count * 2)
-        for i in 0..<outer.count {
-            let j = (i + 1) % outer.count
-            tris.append(triangle(outer[i], outer[j], inner[i]))
-            tris.append(triangle(inner[i], outer[j], inner[j]))
-        }
-        composite(triangles: tris, color: color)
+        fill(contours: [outer, inner.reversed()], color: color)
     }
 
     /// A straight segment of `width` with square ends.
@@ -144,15 +132,10 @@ public final class Canvas {
     public func strokeRoundedRect(_ rect: Rect, radius: Double, width: Double, color: Color) {
         let r = min(radius, rect.width / 2, rect.height / 2)
         guard r > 0 else { return strokeRect(rect, width: width, color: color) }
+        guard color.alpha > 0 else { return }
         let outer = roundedRectPoints(rect, radius: r)
         let inner = roundedRectPoints(rect.insetBy(dx: width, dy: width), radius: max(0, r - width), count: outer.count)
-        var tris: [pixman_triangle_t] = []
-        for i in 0..<outer.count {
-            let j = (i + 1) % outer.count
-            tris.append(triangle(outer[i], outer[j], inner[i]))
-            tris.append(triangle(inner[i], outer[j], inner[j]))
-        }
-        composite(triangles: tris, color: color)
+        fill(contours: [outer, inner.reversed()], color: color)
     }
 
     private func roundedRectPoints(_ rect: Rect, radius r: Double, count: Int? = nil) -> [Point] {
@@ -187,22 +170,31 @@ public final class Canvas {
         }
     }
 
-    private func fixed(_ v: Double) -> pixman_fixed_t {
-        pixman_fixed_t(clamping: Int64((v * Double(scale) * 65536).rounded()))
-    }
-    private func triangle(_ a: Point, _ b: Point, _ c: Point) -> pixman_triangle_t {
-        pixman_triangle_t(p1: pixman_point_fixed_t(x: fixed(a.x), y: fixed(a.y)),
-                          p2: pixman_point_fixed_t(x: fixed(b.x), y: fixed(b.y)),
-                          p3: pixman_point_fixed_t(x: fixed(c.x), y: fixed(c.y)))
-    }
-    private func composite(triangles: [pixman_triangle_t], color: Color) {
+    /// Fills what the closed `contours` (logical points) cover, a contour wound the other way
+    /// cutting a hole, through one coverage mask no larger than their bounds on the canvas.
+    private func fill(contours: [[Point]], color: Color) {
+        let s = Double(scale)
+        let device = contours.map { $0.map { (x: $0.x * s, y: $0.y * s) } }
+        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+        for c in device {
+            for p in c { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
+        }
+        guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite else { return }
+        var lo = (x: max(0, Int32(clamping: Int64(x0.rounded(.down)))), y: max(0, Int32(clamping: Int64(y0.rounded(.down)))))
+        var hi = (x: min(pixelSize.width, Int32(clamping: Int64(x1.rounded(.up)))), y: min(pixelSize.height, Int32(clamping: Int64(y1.rounded(.up)))))
+        if let c = clipBounds {
+            lo = (max(lo.x, c.x), max(lo.y, c.y))
+            hi = (min(hi.x, c.x + c.width), min(hi.y, c.y + c.height))
+        }
+        guard lo.x < hi.x, lo.y < hi.y else { return }
+        var coverage = PolygonCoverage(window: PixelRect(x: lo.x, y: lo.y, width: hi.x - lo.x, height: hi.y - lo.y))
+        for c in device { coverage.add(contour: c) }
+        guard let mask = coverage.mask() else { return }
+        defer { pixman_image_unref(mask) }
         var c = color.pixman
         guard let src = pixman_image_create_solid_fill(&c) else { return }
         defer { pixman_image_unref(src) }
-        triangles.withUnsafeBufferPointer { buf in
-            pixman_composite_triangles(PIXMAN_OP_OVER, src, target, PIXMAN_a8, 0, 0, 0, 0,
-                                       Int32(buf.count), buf.baseAddress)
-        }
+        pixman_image_composite32(PIXMAN_OP_OVER, src, mask, target, 0, 0, 0, 0, lo.x, lo.y, hi.x - lo.x, hi.y - lo.y)
     }
 
     // MARK: Images

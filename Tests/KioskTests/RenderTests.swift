@@ -1,4 +1,5 @@
 import Testing
+import CPixman
 @testable import KioskRender
 @testable import KioskCore
 #if canImport(Glibc)
@@ -40,6 +41,64 @@ import Glibc
         Canvas(image: img).strokeCircle(center: Point(x: 30, y: 30), radius: 20, width: 4, color: .white)
         #expect(img.pixel(x: 30, y: 30) == 0xff00_0000)
         #expect(img.pixel(x: 50, y: 30) == 0xffff_ffff)
+    }
+
+    /// Coverage values (0...255) of a mask made from `contours` in a `window`.
+    private func coverage(_ contours: [[(x: Double, y: Double)]], window: PixelRect) -> [[Int]] {
+        var c = PolygonCoverage(window: window)
+        for contour in contours { c.add(contour: contour) }
+        let img = Image(adopting: c.mask()!)
+        let data = UnsafeMutableRawPointer(pixman_image_get_data(img.raw)!).assumingMemoryBound(to: UInt8.self)
+        return (0..<Int(window.height)).map { y in (0..<Int(window.width)).map { x in Int(data[y * img.stride + x]) } }
+    }
+
+    @Test func polygonCoverageIsTheExactAreaOfEachPixel() {
+        let w = PixelRect(x: 0, y: 0, width: 8, height: 8)
+        // A square on pixel edges: full inside, nothing outside, in either winding.
+        let square = [(x: 2.0, y: 2.0), (x: 6.0, y: 2.0), (x: 6.0, y: 6.0), (x: 2.0, y: 6.0)]
+        for contour in [square, square.reversed()] {
+            let m = coverage([contour], window: w)
+            #expect(m[3][3] == 255 && m[2][5] == 255 && m[5][2] == 255)
+            #expect(m[1][3] == 0 && m[3][1] == 0 && m[6][3] == 0 && m[3][6] == 0)
+        }
+        // Moved by half a pixel: its edge pixels are half covered, its corners a quarter.
+        let half = coverage([square.map { (x: $0.x + 0.5, y: $0.y + 0.5) }], window: w)
+        #expect(half[4][4] == 255)
+        #expect(abs(half[4][2] - 128) <= 1 && abs(half[2][4] - 128) <= 1 && abs(half[4][6] - 128) <= 1)
+        #expect(abs(half[2][2] - 64) <= 1 && abs(half[6][6] - 64) <= 1)
+        // A slanted triangle: the coverage adds up to its area (6 × 5 / 2 = 15 pixels).
+        let tri = coverage([[(x: 1.3, y: 0.7), (x: 7.3, y: 2.2), (x: 3.1, y: 5.7)]], window: w)
+        let cross: Double = (7.3 - 1.3) * (5.7 - 0.7) - (3.1 - 1.3) * (2.2 - 0.7)
+        let sum: Int = tri.joined().reduce(0, +)
+        #expect(abs(Double(sum) / 255 - abs(cross) / 2) < 0.05)
+        // A ring: the outline plus the hole wound the other way leaves the hole empty.
+        let outer = [(x: 1.0, y: 1.0), (x: 7.0, y: 1.0), (x: 7.0, y: 7.0), (x: 1.0, y: 7.0)]
+        let ring = coverage([outer, square.reversed()], window: w)
+        #expect(ring[3][3] == 0 && ring[1][1] == 255 && ring[6][6] == 255)
+    }
+
+    @Test func polygonCoverageClippedToAWindowMatchesTheWholeShape() {
+        // A shape reaching past every side of a small window: the window's pixels must be
+        // those of the same pixels in a mask of the whole shape.
+        let shape = [(x: -7.3, y: 3.4), (x: 12.6, y: -5.1), (x: 30.2, y: 14.7), (x: 9.9, y: 28.8), (x: 2.2, y: 15.5)]
+        let whole = coverage([shape], window: PixelRect(x: -10, y: -10, width: 45, height: 45))
+        let part = coverage([shape], window: PixelRect(x: 3, y: 4, width: 12, height: 9))
+        for y in 0..<9 {
+            for x in 0..<12 { #expect(abs(part[y][x] - whole[y + 14][x + 13]) <= 1, "pixel \(x + 3), \(y + 4)") }
+        }
+    }
+
+    @Test func shapesOutsideTheCanvasOrItsClipDrawNothingAndCostNoMask() {
+        let img = solidImage(20, 20, .black)
+        let c = Canvas(image: img)
+        c.fillPolygon([Point(x: -50, y: -50), Point(x: -10, y: -50), Point(x: -10, y: -10)], color: .white)
+        c.setClip(Region(PixelRect(x: 0, y: 0, width: 5, height: 5)))
+        c.fillRoundedRect(Rect(x: 8, y: 8, width: 10, height: 10), radius: 3, color: .white)
+        c.fillRoundedRect(Rect(x: 2, y: 2, width: 10, height: 10), radius: 3, color: .white)
+        c.setClip(nil)
+        #expect(img.pixel(x: 4, y: 4) == 0xffff_ffff) // inside the clip
+        #expect(img.pixel(x: 6, y: 6) == 0xff00_0000) // the shape, but outside the clip
+        #expect(img.pixel(x: 12, y: 12) == 0xff00_0000)
     }
 
     @Test func imagesCompositeWithAlphaAndTransforms() {
