@@ -132,6 +132,7 @@ public final class FontCache {
     public var count: Int { fonts.count }
 
     public init(report: @escaping (String) -> Void = { _ in }) {
+        FontCache.backgroundLoad.wait()
         _ = FontCache.fcftReady
         self.report = report
     }
@@ -151,11 +152,20 @@ public final class FontCache {
         pthread_attr_init(&attr)
         defer { pthread_attr_destroy(&attr) }
         pthread_attr_setdetachstate(&attr, Int32(PTHREAD_CREATE_DETACHED))
-        _ = pthread_create(&thread, &attr, { _ in
+        backgroundLoad.close()
+        let started = pthread_create(&thread, &attr, { _ in
             _ = FontCache.fcftReady
+            FontCache.backgroundLoad.open()
             return nil
         }, nil)
+        if started != 0 { backgroundLoad.open() }
     }
+
+    /// Closed while fontconfig loads on its thread. A font cache made meanwhile sleeps on it
+    /// rather than on the static let's one-time lock: that lock is a priority-inheriting futex,
+    /// whose waiters spin in the kernel while its holder runs, and on a two-core panel the
+    /// spinning took the core the first buffer was being prefaulted on.
+    private static let backgroundLoad = Latch()
 
     /// The font for `family` at `points` logical points on a screen of `scale`.
     public func font(_ family: String = "DejaVu Sans", points: Double, scale: Int) -> Font? {
@@ -170,5 +180,27 @@ public final class FontCache {
         }
         fonts[key] = f
         return f
+    }
+}
+
+/// A gate threads sleep at until it opens (a pthread condition variable: no spinning).
+private final class Latch: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var isOpen = true
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(cond, nil)
+    }
+
+    func close() { locked { isOpen = false } }
+    func open() { locked { isOpen = true; pthread_cond_broadcast(cond) } }
+    func wait() { locked { while !isOpen { pthread_cond_wait(cond, mutex) } } }
+
+    private func locked(_ body: () -> Void) {
+        pthread_mutex_lock(mutex)
+        body()
+        pthread_mutex_unlock(mutex)
     }
 }

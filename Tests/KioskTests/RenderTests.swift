@@ -117,6 +117,17 @@ import Glibc
         #expect(channels(dst.pixel(x: 14, y: 6)).r == 0)
     }
 
+    @Test func fontsMadeWhileFontconfigLoadsInTheBackgroundWaitForIt() async throws {
+        // As `main` does: the load begins on its own thread, and font caches made at once (here
+        // on two threads) sleep until it is done, then load fonts.
+        FontCache.initializeInBackground()
+        let other = Task.detached { FontCache().font(points: 20, scale: 1)?.pixelSize }
+        let font = try #require(FontCache().font(points: 24, scale: 1))
+        #expect(font.pixelSize == 24)
+        #expect(font.layout("Hello").width > 0)
+        #expect(await other.value == 20)
+    }
+
     @Test func textDrawsGlyphsAndMeasures() throws {
         let font = try #require(testFonts.font(points: 20, scale: 1))
         let run = font.layout("Kiosk")
