@@ -36,6 +36,50 @@ public final class Font {
 
     /// Shapes and rasterizes `text` (glyphs come from fcft's cache after the first time).
     public func layout(_ text: String) -> TextRun { TextRun(font: self, text: text) }
+
+    /// The glyphs of `text` grapheme by grapheme from fcft's cache, each with the kerning (pixels)
+    /// to add before it; `prev` is the code point drawn just before the text, if any. Not for
+    /// scripts that need whole-run shaping (`TextRun.needsContextualShaping`). Returns the last
+    /// code point and the kerning no glyph came after (before a grapheme fcft has no glyph for).
+    func walk(_ text: some StringProtocol, after prev: UInt32?,
+              _ body: (UnsafePointer<fcft_glyph>, Int32) -> Void) -> (last: UInt32?, trailingKerning: Int32) {
+        let graphemeShaping = fcft_capabilities().rawValue & FCFT_CAPABILITY_GRAPHEME_SHAPING.rawValue != 0
+        var prev = prev
+        var pending: Int32 = 0
+        func emit(_ g: UnsafePointer<fcft_glyph>) { body(g, pending); pending = 0 }
+        for ch in text {
+            let scalars = ch.unicodeScalars
+            guard let first = scalars.first?.value else { continue }
+            if let p = prev {
+                var kx = 0, ky = 0
+                if fcft_kerning(raw, p, first, &kx, &ky) { pending += Int32(kx) }
+            }
+            if scalars.index(after: scalars.startIndex) == scalars.endIndex {
+                // One code point (nearly every grapheme): no array to build.
+                if let g = fcft_rasterize_char_utf32(raw, first, FCFT_SUBPIXEL_NONE) { emit(g) }
+                prev = first
+                continue
+            }
+            let cps = scalars.map { $0.value }
+            if !graphemeShaping {
+                for cp in cps { if let g = fcft_rasterize_char_utf32(raw, cp, FCFT_SUBPIXEL_NONE) { emit(g) } }
+            } else if let gr = cps.withUnsafeBufferPointer({ fcft_rasterize_grapheme_utf32(raw, $0.count, $0.baseAddress!, FCFT_SUBPIXEL_NONE) }) {
+                // Combining marks, emoji sequences: shaped as one cluster (and cached).
+                for i in 0..<gr.pointee.count { if let g = gr.pointee.glyphs[i] { emit(g) } }
+            }
+            prev = cps.last
+        }
+        return (prev, pending)
+    }
+
+    /// The advance of `text` in pixels when it follows the code point `prev` (its kerning
+    /// included), and its last code point: what a run of the joined text would measure, without
+    /// building one. Not for scripts that need whole-run shaping.
+    package func advance(of text: some StringProtocol, after prev: UInt32?) -> (pixels: Int32, last: UInt32?) {
+        var pen: Int32 = 0
+        let end = walk(text, after: prev) { g, kerning in pen += kerning + Int32(g.pointee.advance.x) }
+        return (pen + end.trailingKerning, end.last)
+    }
 }
 
 /// Shaped text ready to draw: glyph images with pixel offsets from the pen origin.
@@ -81,21 +125,11 @@ public final class TextRun {
             // Everything else goes grapheme by grapheme through fcft's glyph cache, so every
             // label showing the same letters shares one copy of each glyph (measured: 1000
             // labels drew ~30 % slower from per-run glyph copies scattered in memory).
-            var prev: UInt32?
-            for ch in text {
-                let cps = ch.unicodeScalars.map { $0.value }
-                if let p = prev, let first = cps.first {
-                    var kx = 0, ky = 0
-                    if fcft_kerning(font.raw, p, first, &kx, &ky) { pen += Int32(kx) }
-                }
-                if cps.count == 1 || caps & FCFT_CAPABILITY_GRAPHEME_SHAPING.rawValue == 0 {
-                    for cp in cps { if let g = fcft_rasterize_char_utf32(font.raw, cp, FCFT_SUBPIXEL_NONE) { add(g) } }
-                } else if let gr = cps.withUnsafeBufferPointer({ fcft_rasterize_grapheme_utf32(font.raw, $0.count, $0.baseAddress!, FCFT_SUBPIXEL_NONE) }) {
-                    // Combining marks, emoji sequences: shaped as one cluster (and cached).
-                    for i in 0..<gr.pointee.count { if let g = gr.pointee.glyphs[i] { add(g) } }
-                }
-                prev = cps.last
+            let end = font.walk(text, after: nil) { g, kerning in
+                pen += kerning
+                add(g)
             }
+            pen += end.trailingKerning
         }
         glyphs = out
         pixelWidth = pen
@@ -105,7 +139,7 @@ public final class TextRun {
     /// True for text in scripts whose glyphs depend on their neighbours (joining, reordering):
     /// Arabic, Syriac, Hebrew points, N'Ko, the Indic scripts, Thai, Lao, Tibetan, Myanmar,
     /// Khmer, Mongolian.
-    static func needsContextualShaping(_ text: String) -> Bool {
+    package static func needsContextualShaping(_ text: String) -> Bool {
         text.unicodeScalars.contains { s in
             switch s.value {
             case 0x0590...0x08FF, 0x0900...0x0DFF, 0x0E00...0x0FFF, 0x1000...0x109F, 0x1780...0x18AF,

@@ -43,6 +43,34 @@ import Testing
         #expect(natural.width > 120)
     }
 
+    @Test func wrapMeasuringWordByWordBreaksWhereLayingOutEveryLineWould() throws {
+        // The reference: greedy wrapping that lays out the whole candidate line for every word.
+        func reference(_ text: String, font: Font, width: Double) -> [String] {
+            var lines: [String] = [], current = ""
+            for para in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                for word in para.split(separator: " ") {
+                    let candidate = current.isEmpty ? String(word) : current + " " + word
+                    if !current.isEmpty && font.layout(candidate).width > width { lines.append(current); current = String(word) } else { current = candidate }
+                }
+                lines.append(current); current = ""
+            }
+            return lines
+        }
+        let texts = ["AVAVA To To Ty Ty WAV LT LT yA", "Drag: it rides above your finger and lands where you let go",
+                     "Ne\u{301}e\u{301} cafe\u{301} fiance\u{301}e re\u{301}sume\u{301} \u{301}lone mark", "Two fingers:\nturn and pinch the dial",
+                     "👍🏽 Thumbs 👨‍👩‍👧 family 🇫🇷 flag", "Averylongwordthatcannotbebrokenanywhere short", "  spaced   out  "]
+        let fonts = FontCache()
+        for (px, scale) in [(20, 1), (31, 1), (24, 2)] {
+            let font = try #require(fonts.font(points: Double(px) / Double(scale), scale: scale))
+            for text in texts {
+                for width in stride(from: 40.0, through: 420, by: 9) {
+                    let lines = Label.wrap(text, font: font, width: width, maxLines: .max)
+                    #expect(lines.map(\.text) == reference(text, font: font, width: width), "\(text) in \(width) pt at \(px) px")
+                }
+            }
+        }
+    }
+
     @Test func fitLineTakesTheLargestFittingSizeAndLoadsFewFonts() throws {
         var loaded: [String] = []
         let fonts = FontCache(report: { loaded.append($0) })

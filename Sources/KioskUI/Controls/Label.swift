@@ -168,11 +168,30 @@ open class Label: View {
     package static func wrap(_ text: String, font: Font, width: Double, maxLines: Int) -> [TextRun] {
         var result: [TextRun] = []
         var current = ""
+        // A line's width grows word by word (the word's advance after the line's last letter)
+        // instead of laying the whole line out again for every word; scripts shaped a whole run
+        // at a time are measured as whole lines.
+        let measuresByWord = !TextRun.needsContextualShaping(text)
+        var currentPixels: Int32 = 0, currentLast: UInt32?
         let paragraphs = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (pi, para) in paragraphs.enumerated() {
             for word in para.split(separator: " ") {
                 let candidate = current.isEmpty ? String(word) : current + " " + word
-                if !current.isEmpty && font.layout(candidate).width > width {
+                let tooWide: Bool
+                if measuresByWord {
+                    let added = font.advance(of: current.isEmpty ? String(word) : " " + word, after: current.isEmpty ? nil : currentLast)
+                    let pixels = (current.isEmpty ? 0 : currentPixels) + added.pixels
+                    tooWide = !current.isEmpty && Double(pixels) / Double(font.scale) > width
+                    if tooWide {
+                        let first = font.advance(of: word, after: nil)
+                        currentPixels = first.pixels; currentLast = first.last
+                    } else {
+                        currentPixels = pixels; currentLast = added.last ?? currentLast
+                    }
+                } else {
+                    tooWide = !current.isEmpty && font.layout(candidate).width > width
+                }
+                if tooWide {
                     result.append(font.layout(current))
                     current = String(word)
                 } else {
