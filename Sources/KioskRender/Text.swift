@@ -165,6 +165,14 @@ public final class FontCache {
     /// Fonts loaded and kept.
     public var count: Int { fonts.count }
 
+    /// A new, empty cache that reports the same way: for fonts kept apart from these and
+    /// dropped together (`FallingWordsView`'s label fonts).
+    public func sibling() -> FontCache { FontCache(report: report) }
+
+    /// Gives the C heap's free pages back to the system: fonts freed in bulk (a dozen faces
+    /// and their glyph caches) leave holes in the middle of the heap that glibc keeps mapped.
+    public static func returnFreedMemory() { _ = malloc_trim(0) }
+
     public init(report: @escaping (String) -> Void = { _ in }) {
         FontCache.backgroundLoad.wait()
         _ = FontCache.fcftReady

@@ -75,8 +75,7 @@ public final class TextMaskCache {
 
     /// The mask of `run` at `alpha`, rasterized on first use.
     public func mask(for run: TextRun, alpha: Double) -> TextMask? {
-        let key = Key(family: run.font.family, pixelSize: run.font.pixelSize,
-                      alpha: UInt8((max(0, min(1, alpha)) * 255).rounded()), text: run.text)
+        let key = Key(family: run.font.family, pixelSize: run.font.pixelSize, alpha: TextMaskCache.level(alpha), text: run.text)
         if let m = masks[key] { return m }
         guard let m = TextMask(run: run, alpha: alpha) else { return nil }
         if bytes > budget { sweep() }
@@ -84,6 +83,14 @@ public final class TextMaskCache {
         bytes += m.pixelSize.area
         return m
     }
+
+    /// The mask of `text` in `family` at `pixelSize` and `alpha` if one was made and is kept:
+    /// no font needed.
+    public func cachedMask(text: String, family: String, pixelSize: Int, alpha: Double) -> TextMask? {
+        masks[Key(family: family, pixelSize: pixelSize, alpha: TextMaskCache.level(alpha), text: text)]
+    }
+
+    private static func level(_ alpha: Double) -> UInt8 { UInt8((max(0, min(1, alpha)) * 255).rounded()) }
 
     /// Drops the masks only the cache still holds.
     public func sweep() {

@@ -1,4 +1,5 @@
 import Testing
+@testable import KioskUI
 @testable import Kiosk
 @testable import KioskScenes
 @testable import KioskRender
@@ -121,6 +122,32 @@ import Testing
         let a = pixels(r.image), b = pixels(full)
         let differing = zip(a, b).filter { $0 != $1 }.count
         #expect(differing == 0)
+    }
+
+    @Test func labelsInManySizesHoldOnlyAFewFontsAndKeepTheirFittedSizes() throws {
+        // Sixteen phrases in random sizes: a dozen or more font sizes. The labels hold masks,
+        // not fonts; the few fonts kept for making new ones are dropped when more pile up.
+        var c = FallingWordsConfig()
+        c.phrases = ["Welcome", "Peace", "Love", "Groovy Music", "Open daily", "Touch to begin", "Hello there",
+                     "Discover more", "Ask our staff", "New this week", "Free entry", "Follow the signs",
+                     "Enjoy your visit", "Look closer", "Try it out", "Peace Love Groovy Music"]
+        c.interval = 0.05
+        let fonts = testFonts
+        let r = try HeadlessRenderer(scene: FallingWordsScene(fonts: fonts, config: c), info: DisplayInfo(size: Size(width: 1920, height: 1080)))
+        r.run(until: 12)
+        let scene = try #require(r.stage.scene as? FallingWordsScene)
+        #expect(scene.labelCount > 100)
+        let sizes = Set(scene.model.words.compactMap { w in scene.labelPixelSize(of: w.id) })
+        #expect(sizes.count > 8)
+        #expect(scene.textMemory.fonts <= 5)
+        // Each label has the size fitting its box that fonts loaded afresh give.
+        let config = scene.model.config
+        for w in scene.model.words.prefix(60) {
+            let box = Size(width: config.baseSize.width * w.scale, height: config.baseSize.height * w.scale)
+            let fitted = Label.fitLine(w.text, fonts: fonts, family: "DejaVu Sans", points: 0.6 * box.height, scale: 1,
+                                       width: box.width, minimumScaleFactor: 0.2, sizeRatio: 1.1)
+            #expect(scene.labelPixelSize(of: w.id) == fitted?.font.pixelSize, "\(w.text) at scale \(w.scale)")
+        }
     }
 
     @Test func onePhraseNeedsOnlyAMaskPerFontSize() throws {

@@ -55,10 +55,13 @@ public final class FallingWordsScene: ViewScene {
     public var labelCount: Int { wordsView.count }
     /// The mean label's ink box in pixels.
     public var meanLabelInkPixels: Double { wordsView.meanInkPixels }
-    /// Fonts loaded, and the label masks kept (how many, their bytes): what the labels hold.
+    /// Fonts loaded (the scene's and those held for making labels), and the label masks kept
+    /// (how many, their bytes): what the labels hold.
     public var textMemory: (fonts: Int, masks: Int, maskBytes: Int) {
-        (root.fonts.count, root.renderCache.textMasks.count, root.renderCache.textMasks.byteCount)
+        (root.fonts.count + wordsView.labelFontCount, root.renderCache.textMasks.count, root.renderCache.textMasks.byteCount)
     }
     /// Where the label of word `id` is drawn (its centre, snapped to device pixels).
     public func labelCentre(of id: Int) -> Point? { wordsView.placedCentre(of: id) }
+    /// The pixel size of the label of word `id`'s text.
+    public func labelPixelSize(of id: Int) -> Int? { wordsView.pixelSize(of: id) }
 }

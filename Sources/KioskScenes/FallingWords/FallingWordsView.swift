@@ -17,6 +17,8 @@ final class FallingWordsView: View {
         var penOffsetX: Int32 = 0, penOffsetY: Int32 = 0
         /// The ink box relative to the pen origin, in pixels.
         var ink = PixelRect(x: 0, y: 0, width: 0, height: 0)
+        /// The text's pixel size, once fitted.
+        var pixelSize: Int?
         /// Pen origin where it was last drawn, in pixels (meaningful once `placed`).
         var penX: Int32 = 0, penY: Int32 = 0
         var placed = false
@@ -26,12 +28,29 @@ final class FallingWordsView: View {
     private var entries: [Entry] = []
     /// The mean ink box of the labels, in pixels (what a label costs to draw and to composite).
     var meanInkPixels: Double {
-        let boxes = entries.filter { $0.run != nil }.map { Double($0.ink.width) * Double($0.ink.height) }
+        let boxes = entries.filter { $0.mask != nil || $0.run != nil }.map { Double($0.ink.width) * Double($0.ink.height) }
         return boxes.isEmpty ? 0 : boxes.reduce(0, +) / Double(boxes.count)
     }
     private var preparedScale = 0
     let config: FallingWordsConfig
     var fontFamily = "DejaVu Sans"
+
+    /// What placing a label needs of its text at a pixel size, remembered once measured: new
+    /// labels are then fitted and placed without a font (their masks come from the mask cache).
+    private struct Line {
+        let pixelWidth: Int32, ascent: Int32, descent: Int32, height: Int32
+    }
+    private struct LineKey: Hashable {
+        let text: String, family: String, pixelSize: Int
+    }
+    private var lines: [LineKey: Line] = [:]
+    /// Fonts for measuring and masking new label text, dropped whenever more than a few are
+    /// held: a font with its glyph cache is ~150 KB, and labels in random sizes use a dozen or
+    /// more (2.6 MiB of fonts for the peers' 200 labels, against 2.7 MiB of masks).
+    private var labelFonts: FontCache?
+    private static let labelFontsKept = 4
+    /// Fonts held for labels now (for `textMemory`).
+    var labelFontCount: Int { labelFonts?.count ?? 0 }
 
     init(config: FallingWordsConfig) {
         self.config = config
@@ -51,6 +70,8 @@ final class FallingWordsView: View {
         return Point(x: Double(e.penX - e.penOffsetX) / s, y: Double(e.penY - e.penOffsetY) / s)
     }
 
+    func pixelSize(of id: Int) -> Int? { entries.first(where: { $0.word.id == id })?.pixelSize }
+
     func add(_ word: FallingWordsModel.Word) {
         var e = Entry(word: word)
         if preparedScale > 0 { prepare(&e, scale: preparedScale) }
@@ -67,25 +88,49 @@ final class FallingWordsView: View {
 
     /// Text fitted to the label's box (its size is 1–2× the base), laid out and masked at `scale`.
     private func prepare(_ e: inout Entry, scale: Int) {
-        guard let fonts = root?.fonts else { return }
+        guard let root else { return }
         let box = Size(width: config.baseSize.width * e.word.scale, height: config.baseSize.height * e.word.scale)
-        let text = e.word.text
-        guard let run = Label.fitLine(text, fonts: fonts, family: fontFamily, points: 0.6 * box.height, scale: scale,
-                                      width: box.width, minimumScaleFactor: 0.2, sizeRatio: 1.1)
-        else { e.run = nil; e.mask = nil; return }
-        e.run = run
-        e.mask = root?.renderCache.textMasks.mask(for: run, alpha: config.alpha)
+        let text = e.word.text, family = fontFamily
+        let fonts = labelFonts ?? root.fonts.sibling()
+        labelFonts = fonts
+        func run(_ px: Int) -> TextRun? { fonts.font(family, points: Double(px) / Double(scale), scale: scale)?.layout(text) }
+        func line(_ px: Int) -> Line? {
+            let key = LineKey(text: text, family: family, pixelSize: px)
+            if let l = lines[key] { return l }
+            guard let r = run(px) else { return nil }
+            let l = Line(pixelWidth: r.pixelWidth, ascent: r.ascent, descent: r.descent, height: Int32(r.font.lineHeight * Double(scale)))
+            lines[key] = l
+            return l
+        }
+        guard let px = Label.fitSize(points: 0.6 * box.height, scale: scale, width: box.width, minimumScaleFactor: 0.2,
+                                     sizeRatio: 1.1, widthAt: { line($0).map { Double($0.pixelWidth) / Double(scale) } }),
+              let l = line(px)
+        else { e.run = nil; e.mask = nil; e.pixelSize = nil; return }
+        e.pixelSize = px
+        let masks = root.renderCache.textMasks
+        if let m = masks.cachedMask(text: text, family: family, pixelSize: px, alpha: config.alpha) {
+            e.mask = m; e.run = nil
+        } else if let r = run(px) {
+            e.mask = masks.mask(for: r, alpha: config.alpha)
+            // A run is kept only to draw colour glyphs (emoji) that no mask holds.
+            e.run = e.mask == nil ? r : nil
+        } else {
+            e.mask = nil; e.run = nil
+        }
         // Centred in the box like a centred Label: half the advance left, the line box centred.
-        let s = Double(scale)
-        e.penOffsetX = Int32((-run.width / 2 * s).rounded())
-        e.penOffsetY = Int32(((-run.font.lineHeight / 2 + run.font.ascent) * s).rounded())
+        e.penOffsetX = Int32((-Double(l.pixelWidth) / 2).rounded())
+        e.penOffsetY = Int32((-Double(l.height) / 2 + Double(l.ascent)).rounded())
         // The mask's box, grown to the whole run when colour glyphs are drawn beside it.
-        let runBox = PixelRect(x: 0, y: -run.ascent, width: run.pixelWidth, height: run.ascent + run.descent)
+        let runBox = PixelRect(x: 0, y: -l.ascent, width: l.pixelWidth, height: l.ascent + l.descent)
         if let m = e.mask {
             let r = m.rect(originX: 0, y: 0)
             e.ink = m.colorRun == nil ? r : r.union(runBox)
         } else {
             e.ink = runBox
+        }
+        if fonts.count > FallingWordsView.labelFontsKept {
+            labelFonts = nil
+            FontCache.returnFreedMemory()
         }
     }
 

@@ -97,9 +97,25 @@ open class Label: View {
     public static func fitLine(_ text: String, fonts: FontCache, family: String, points: Double, scale: Int,
                                width: Double, minimumScaleFactor: Double, pixelStep: Int = 1,
                                sizeRatio: Double? = nil) -> TextRun? {
-        let referencePoints = 32.0
-        guard let reference = fonts.font(family, points: referencePoints, scale: scale) else { return nil }
-        let measured = reference.layout(text).width
+        var runs: [Int: TextRun] = [:]
+        func run(_ px: Int) -> TextRun? {
+            if let r = runs[px] { return r }
+            let r = fonts.font(family, points: Double(px) / Double(scale), scale: scale)?.layout(text)
+            runs[px] = r
+            return r
+        }
+        let px = fitSize(points: points, scale: scale, width: width, minimumScaleFactor: minimumScaleFactor,
+                         pixelStep: pixelStep, sizeRatio: sizeRatio, widthAt: { run($0)?.width })
+        return px.flatMap(run)
+    }
+
+    /// The pixel size `fitLine` chooses, given the text's width in points at a pixel size
+    /// (`widthAt`, nil where no font loads): for a caller that remembers widths instead of
+    /// keeping fonts.
+    public static func fitSize(points: Double, scale: Int, width: Double, minimumScaleFactor: Double,
+                               pixelStep: Int = 1, sizeRatio: Double? = nil, widthAt: (Int) -> Double?) -> Int? {
+        let referencePx = max(1, Int((32.0 * Double(scale)).rounded()))
+        guard let measured = widthAt(referencePx) else { return nil }
         let maxPx = max(1, Int((points * Double(scale)).rounded()))
         let minPx = min(maxPx, max(1, Int((points * minimumScaleFactor * Double(scale)).rounded(.up))))
         let ladder = sizeRatio.flatMap { $0 > 1.001 ? SizeLadder(ratio: $0) : nil }
@@ -110,15 +126,14 @@ open class Label: View {
         }
         func smaller(_ p: Int) -> Int { snap(p - (ladder == nil ? step : 1)) }
         func larger(_ p: Int) -> Int { snap(ladder?.above(p) ?? (p + step)) }
-        func run(_ px: Int) -> TextRun? { fonts.font(family, points: Double(px) / Double(scale), scale: scale)?.layout(text) }
-        func fits(_ r: TextRun) -> Bool { r.width <= width + 0.5 }
-        var px = snap(measured > 0 ? Int((referencePoints * width / measured * Double(scale)).rounded(.down)) : maxPx)
-        guard var best = run(px) else { return nil }
+        func fits(_ w: Double) -> Bool { w <= width + 0.5 }
+        var px = snap(measured > 0 ? Int((Double(referencePx) * width / measured).rounded(.down)) : maxPx)
+        guard var best = widthAt(px) else { return nil }
         // Hinting makes widths only nearly proportional to the size: correct the estimate by a
         // step or two, down while it is too wide, then up while the next size still fits.
-        while !fits(best), smaller(px) < px, let r = run(smaller(px)) { px = smaller(px); best = r }
-        while fits(best), larger(px) > px, let r = run(larger(px)), fits(r) { px = larger(px); best = r }
-        return best
+        while !fits(best), smaller(px) < px, let w = widthAt(smaller(px)) { px = smaller(px); best = w }
+        while fits(best), larger(px) > px, let w = widthAt(larger(px)), fits(w) { px = larger(px); best = w }
+        return px
     }
 
     /// Whole-pixel sizes `round(ratio^k)`: a few font sizes for text fitted to any box.
