@@ -187,15 +187,23 @@ public final class Canvas {
             hi = (min(hi.x, c.x + c.width), min(hi.y, c.y + c.height))
         }
         guard lo.x < hi.x, lo.y < hi.y else { return }
-        var coverage = PolygonCoverage(window: PixelRect(x: lo.x, y: lo.y, width: hi.x - lo.x, height: hi.y - lo.y))
-        for c in device { coverage.add(contour: c) }
-        guard let mask = coverage.mask() else { return }
-        defer { pixman_image_unref(mask) }
         var c = color.pixman
         guard let src = pixman_image_create_solid_fill(&c) else { return }
         defer { pixman_image_unref(src) }
-        pixman_image_composite32(PIXMAN_OP_OVER, src, mask, target, 0, 0, 0, 0, lo.x, lo.y, hi.x - lo.x, hi.y - lo.y)
+        // In bands of rows, so that a screen-sized shape needs ~1 MB of coverage cells, not 8.
+        var top = lo.y
+        while top < hi.y {
+            let rows = min(Canvas.shapeBandRows, hi.y - top)
+            var coverage = PolygonCoverage(window: PixelRect(x: lo.x, y: top, width: hi.x - lo.x, height: rows))
+            for c in device { coverage.add(contour: c) }
+            if let mask = coverage.mask() {
+                pixman_image_composite32(PIXMAN_OP_OVER, src, mask, target, 0, 0, 0, 0, lo.x, top, hi.x - lo.x, rows)
+                pixman_image_unref(mask)
+            }
+            top += rows
+        }
     }
+    static let shapeBandRows: Int32 = 128
 
     // MARK: Images
 

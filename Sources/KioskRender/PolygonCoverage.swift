@@ -79,7 +79,7 @@ struct PolygonCoverage {
                 let i0 = Int(loFloor), i1 = Int(hiCeil)
                 if i1 <= i0 + 1 {
                     // Within one pixel: the area right of the edge's mean x there.
-                    let mid = Float(0.5 * (x + xNext) - loFloor)
+                    let mid = Float(min(1, max(0, 0.5 * (x + xNext) - loFloor)))
                     a[row + i0] += d - d * mid
                     a[row + i0 + 1] += d * mid
                 } else {

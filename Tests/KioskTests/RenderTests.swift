@@ -88,6 +88,20 @@ import Glibc
         }
     }
 
+    @Test func aShapeTallerThanABandIsFilledSeamlessly() {
+        // Drawn in bands of rows: no seam where one band ends and the next begins.
+        let img = solidImage(60, 400, .black)
+        Canvas(image: img).fillPolygon([Point(x: 10.5, y: 3.25), Point(x: 50.25, y: 3.25), Point(x: 30.5, y: 396.75)], color: .white)
+        let centre = (4..<300).map { channels(img.pixel(x: 30, y: $0)).r }
+        #expect(centre.allSatisfy { $0 == 255 })
+        // The slanted edge's coverage changes smoothly across the band boundaries too.
+        for y in [127, 128, 129, 255, 256, 257] {
+            let row = (0..<60).map { channels(img.pixel(x: $0, y: y)).r }
+            let lit = row.filter { $0 > 0 }.count
+            #expect(lit > 0 && lit < 45, "row \(y)")
+        }
+    }
+
     @Test func shapesOutsideTheCanvasOrItsClipDrawNothingAndCostNoMask() {
         let img = solidImage(20, 20, .black)
         let c = Canvas(image: img)
