@@ -78,7 +78,7 @@ public final class TextMaskCache {
         let key = Key(family: run.font.family, pixelSize: run.font.pixelSize, alpha: TextMaskCache.level(alpha), text: run.text)
         if let m = masks[key] { return m }
         guard let m = TextMask(run: run, alpha: alpha) else { return nil }
-        if bytes > budget { sweep() }
+        if bytes > keptAfterSweep + budget { sweep() }
         masks[key] = m
         bytes += m.pixelSize.area
         return m
@@ -97,5 +97,8 @@ public final class TextMaskCache {
         for key in Array(masks.keys) where isKnownUniquelyReferenced(&masks[key]!) {
             if let m = masks.removeValue(forKey: key) { bytes -= m.pixelSize.area }
         }
+        keptAfterSweep = bytes
     }
+    /// Bytes of the masks in use at the last sweep: unheld ones are kept up to `budget` beyond.
+    private var keptAfterSweep = 0
 }

@@ -139,7 +139,7 @@ import Testing
         #expect(scene.labelCount > 100)
         let sizes = Set(scene.model.words.compactMap { w in scene.labelPixelSize(of: w.id) })
         #expect(sizes.count > 8)
-        #expect(scene.textMemory.fonts <= 5)
+        #expect(scene.textMemory.fonts <= FallingWordsView.labelFontsKept)
         // Each label has the size fitting its box that fonts loaded afresh give.
         let config = scene.model.config
         for w in scene.model.words.prefix(60) {
@@ -188,6 +188,24 @@ import Testing
         _ = cache.mask(for: try run("third"), alpha: 0.75) // over budget: a sweep first
         #expect(cache.count == 2) // "held" (still in use) and "third"
         #expect(cache.mask(for: try run("held"), alpha: 0.75) === held)
+    }
+
+    @Test func unheldMasksAreKeptUpToTheBudgetBeyondThoseInUse() throws {
+        // Masks in use are never dropped; beyond them the cache keeps unheld ones for reuse up
+        // to its budget, however much the held ones take (a screensaver's labels hold more
+        // than the budget: every mask of a label that fell away used to go at the next sweep).
+        let cache = TextMaskCache()
+        let held = try (1...8).map { try #require(cache.mask(for: try run("held label \($0)"), alpha: 0.75)) }
+        let heldBytes = held.reduce(0) { $0 + $1.pixelSize.area }
+        cache.budget = heldBytes / 4
+        cache.sweep()
+        _ = cache.mask(for: try run("spare"), alpha: 0.75)
+        _ = cache.mask(for: try run("spare two"), alpha: 0.75)
+        #expect(cache.count == 10) // both unheld ones kept: within the budget beyond the held
+        for i in 3...30 { _ = cache.mask(for: try run("spare \(i)"), alpha: 0.75) }
+        #expect(cache.byteCount <= heldBytes + cache.budget + 2_000)
+        #expect(cache.count > 8)
+        #expect(try cache.mask(for: run("held label 1"), alpha: 0.75) === held[0])
     }
 
     @Test func overlapsAddUpAndOnlyTheClipIsPainted() throws {

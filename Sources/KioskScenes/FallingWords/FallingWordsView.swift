@@ -48,7 +48,7 @@ final class FallingWordsView: View {
     /// held: a font with its glyph cache is ~150 KB, and labels in random sizes use a dozen or
     /// more (2.6 MiB of fonts for the peers' 200 labels, against 2.7 MiB of masks).
     private var labelFonts: FontCache?
-    private static let labelFontsKept = 4
+    static let labelFontsKept = 4
     /// Fonts held for labels now (for `textMemory`).
     var labelFontCount: Int { labelFonts?.count ?? 0 }
 
