@@ -174,14 +174,22 @@ public final class Canvas {
     /// cutting a hole, through one coverage mask no larger than their bounds on the canvas.
     private func fill(contours: [[Point]], color: Color) {
         let s = Double(scale)
-        let device = contours.map { $0.map { (x: $0.x * s, y: $0.y * s) } }
-        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+        // Coordinates are kept within a million pixels of the canvas: far enough that nothing
+        // visible changes, near enough that every conversion to a pixel index is exact. A shape
+        // with a point that is not a number draws nothing.
+        let limit = 1e6
+        var finite = true
+        let device = contours.map { $0.map { p -> (x: Double, y: Double) in
+            finite = finite && p.x.isFinite && p.y.isFinite
+            return (x: min(limit, max(-limit, p.x * s)), y: min(limit, max(-limit, p.y * s)))
+        } }
+        guard finite else { return }
+        var x0 = limit, y0 = limit, x1 = -limit, y1 = -limit
         for c in device {
             for p in c { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
         }
-        guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite else { return }
-        var lo = (x: max(0, Int32(clamping: Int64(x0.rounded(.down)))), y: max(0, Int32(clamping: Int64(y0.rounded(.down)))))
-        var hi = (x: min(pixelSize.width, Int32(clamping: Int64(x1.rounded(.up)))), y: min(pixelSize.height, Int32(clamping: Int64(y1.rounded(.up)))))
+        var lo = (x: max(0, Int32(x0.rounded(.down))), y: max(0, Int32(y0.rounded(.down))))
+        var hi = (x: min(pixelSize.width, Int32(x1.rounded(.up))), y: min(pixelSize.height, Int32(y1.rounded(.up))))
         if let c = clipBounds {
             lo = (max(lo.x, c.x), max(lo.y, c.y))
             hi = (min(hi.x, c.x + c.width), min(hi.y, c.y + c.height))

@@ -102,6 +102,18 @@ import Glibc
         }
     }
 
+    @Test func shapesWithAbsurdOrMissingCoordinatesNeverStopTheKiosk() {
+        // A view's geometry gone wrong (a division by zero, a runaway animation) must not trap
+        // in a conversion to pixels: not-a-number draws nothing, huge values are clamped.
+        let img = solidImage(20, 20, .black)
+        let c = Canvas(image: img)
+        c.fillPolygon([Point(x: .nan, y: 1), Point(x: 10, y: 1), Point(x: 10, y: 10)], color: .white)
+        c.strokeLine(from: Point(x: 0, y: 0), to: Point(x: .infinity, y: 5), width: 2, color: .white)
+        #expect(img.pixel(x: 9, y: 5) == 0xff00_0000)
+        c.fillPolygon([Point(x: -1e300, y: -1e300), Point(x: 1e300, y: -1e300), Point(x: 1e300, y: 1e300), Point(x: -1e300, y: 1e300)], color: .white)
+        #expect(img.pixel(x: 10, y: 10) == 0xffff_ffff)
+    }
+
     @Test func shapesOutsideTheCanvasOrItsClipDrawNothingAndCostNoMask() {
         let img = solidImage(20, 20, .black)
         let c = Canvas(image: img)
