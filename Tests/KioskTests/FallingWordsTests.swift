@@ -150,6 +150,25 @@ import Testing
         }
     }
 
+    @Test func phrasesWithoutInkOrWithEmojiFallAndRepaintLikeTheOthers() throws {
+        // A phrase of zero-width spaces has no ink (no mask: its run is kept and drawn), emoji
+        // come from whatever font fontconfig falls back to: neither may upset the labels.
+        var c = FallingWordsConfig()
+        c.phrases = ["\u{200B}\u{200B}", "👍🏽 🇫🇷 🎵", "Peace"]
+        c.interval = 0.1
+        let r = try HeadlessRenderer(scene: FallingWordsScene(fonts: testFonts, config: c),
+                                     info: DisplayInfo(size: Size(width: 640, height: 400)))
+        r.run(until: 5)
+        let scene = try #require(r.stage.scene as? FallingWordsScene)
+        #expect(scene.labelCount > 20)
+        #expect(Set(scene.model.words.map(\.text)).count == 3)
+        r.clock.advance(by: 1.0 / 60)
+        _ = r.renderFrame()
+        let full = try #require(Image(pixelSize: r.stage.pixelSize, hasAlpha: false))
+        r.stage.draw(in: Canvas(image: full))
+        #expect(pixels(r.image) == pixels(full))
+    }
+
     @Test func onePhraseNeedsOnlyAMaskPerFontSize() throws {
         let r = try HeadlessRenderer(scene: FallingWordsScene(fonts: testFonts), info: DisplayInfo(size: Size(width: 1920, height: 1080)))
         r.run(until: 10)
