@@ -165,6 +165,18 @@ public final class FontCache {
     /// Fonts loaded and kept.
     public var count: Int { fonts.count }
 
+    /// `text` in `family` laid out at a pixel size on demand, each size once: for a caller that
+    /// tries sizes and then uses one of the runs it measured (`Label.fitLine`, falling labels).
+    public func runs(of text: String, family: String, scale: Int) -> (Int) -> TextRun? {
+        var made: [Int: TextRun] = [:]
+        return { [self] px in
+            if let r = made[px] { return r }
+            let r = font(family, points: Double(px) / Double(scale), scale: scale)?.layout(text)
+            made[px] = r
+            return r
+        }
+    }
+
     /// A new, empty cache that reports the same way: for fonts kept apart from these and
     /// dropped together (`FallingWordsView`'s label fonts).
     public func sibling() -> FontCache { FontCache(report: report) }

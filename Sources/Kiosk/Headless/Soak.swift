@@ -35,7 +35,6 @@ struct SoakReport {
     }
 }
 
-
 /// Open file descriptors of this process.
 func openDescriptorCount() -> Int {
     guard let d = opendir("/proc/self/fd") else { return -1 }

@@ -93,7 +93,8 @@ final class FallingWordsView: View {
         let text = e.word.text, family = fontFamily
         let fonts = labelFonts ?? root.fonts.sibling()
         labelFonts = fonts
-        func run(_ px: Int) -> TextRun? { fonts.font(family, points: Double(px) / Double(scale), scale: scale)?.layout(text) }
+        // A run laid out while fitting is reused for the mask.
+        let run = fonts.runs(of: text, family: family, scale: scale)
         func line(_ px: Int) -> Line? {
             let key = LineKey(text: text, family: family, pixelSize: px)
             if let l = lines[key] { return l }

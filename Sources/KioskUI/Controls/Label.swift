@@ -97,13 +97,7 @@ open class Label: View {
     public static func fitLine(_ text: String, fonts: FontCache, family: String, points: Double, scale: Int,
                                width: Double, minimumScaleFactor: Double, pixelStep: Int = 1,
                                sizeRatio: Double? = nil) -> TextRun? {
-        var runs: [Int: TextRun] = [:]
-        func run(_ px: Int) -> TextRun? {
-            if let r = runs[px] { return r }
-            let r = fonts.font(family, points: Double(px) / Double(scale), scale: scale)?.layout(text)
-            runs[px] = r
-            return r
-        }
+        let run = fonts.runs(of: text, family: family, scale: scale)
         let px = fitSize(points: points, scale: scale, width: width, minimumScaleFactor: minimumScaleFactor,
                          pixelStep: pixelStep, sizeRatio: sizeRatio, widthAt: { run($0)?.width })
         return px.flatMap(run)
