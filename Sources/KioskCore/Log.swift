@@ -40,10 +40,10 @@ package struct StderrLogHandler: LogHandler {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
-    package func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?,
-             source: String, file: String, function: String, line: UInt) {
+    package func log(event: LogEvent) {
+        let level = event.level
         let prefix = prefixesPriority ? "<\(StderrLogHandler.priority(level))>" : ""
-        let text = "\(prefix)kiosk: \(level == .notice ? "" : "\(level): ")\(message)\n"
+        let text = "\(prefix)kiosk: \(level == .notice ? "" : "\(level): ")\(event.message)\n"
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
