@@ -41,7 +41,7 @@ deps:
 # Functions are laid out in the order of Packaging/link-order.txt: the ones a running kiosk
 # executes, first, so they share pages. The kernel maps a program's code 64 KiB around each
 # page it first touches, so scattered functions kept most of the 10 MB of code resident
-# (5.2 -> 3.9 MiB resident at the peers' screensaver). Our modules are compiled with one
+# (5.1 -> 4.1 MiB resident at the peers' screensaver). Our modules are compiled with one
 # section per function so that the linker can move them one by one; the list is regenerated
 # with Tests/E2E/tools/link_order.py, and a name it no longer finds only loses its place.
 STATIC_CXX := $(BUILD)/static-cxx
