@@ -44,6 +44,7 @@ deps:
 # (5.1 -> 4.1 MiB resident at the peers' screensaver). Our modules are compiled with one
 # section per function so that the linker can move them one by one; the list is regenerated
 # with Tests/E2E/tools/link_order.py, and a name it no longer finds only loses its place.
+# EXTRA_LINK adds link flags for one build (link_order.py asks for a link map with it).
 STATIC_CXX := $(BUILD)/static-cxx
 LINK_ORDER := Packaging/link-order.txt
 LINK := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xswiftc -L$(abspath $(STATIC_CXX)) \
