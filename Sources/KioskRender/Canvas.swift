@@ -318,9 +318,10 @@ extension Canvas {
     /// pixels at a time) and the colour goes through it once. The sum saturates where labels
     /// overlap: two at 0.75 make 1.0 where blending would make 0.94, a difference no one sees.
     /// The coverage buffer is one band of rows reused down the screen: small enough to stay in
-    /// the CPU's cache (and ~2 MB less memory at 1080p than a full-screen one). On black, the
-    /// one-pass SRC leaves the coverage in the unused byte of an XRGB pixel, which displays
-    /// ignore (and which weston's screenshots show as alpha).
+    /// the CPU's cache (and ~2 MB less memory at 1080p than a full-screen one). On black, one
+    /// pass writes the finished pixels, looked up by coverage (`CoverageShader`); it leaves the
+    /// coverage in the unused byte of an XRGB pixel, which displays ignore (and which weston's
+    /// screenshots show as alpha).
     public func drawCoverage(_ items: [MaskPlacement], color: Color, background: Color, alpha: Double = 1) {
         let band = Canvas.coverageBandRows
         guard let acc = cache?.coverage(width: pixelSize.width, rows: band) ?? Image(alphaMaskOf: PixelSize(width: pixelSize.width, height: band))
@@ -332,11 +333,16 @@ extension Canvas {
         guard !ext.isEmpty else { return }
         let a = max(0, min(1, alpha))
         var fg = color.withAlpha(color.alpha * a).pixman
-        guard let src = pixman_image_create_solid_fill(&fg) else { return }
-        defer { pixman_image_unref(src) }
         let onBlack = a >= 1 && color.alpha >= 1 && background == Color(rgb: 0)
+        let shader = onBlack ? CoverageShader(color: fg, target: target) : nil
+        // Otherwise the background is painted first and pixman blends the colour over it.
+        let src = shader == nil ? pixman_image_create_solid_fill(&fg) : nil
+        defer { if let src { pixman_image_unref(src) } }
+        guard shader != nil || src != nil else { return }
         if !onBlack { fill(Rect(origin: .zero, size: size), color: background.withAlpha(background.alpha * a)) }
         let rects = items.map { $0.mask.rect(originX: $0.x, y: $0.y) }
+        // The clip's rectangles (the frame's damage): only they are shaded.
+        let clipRects = shader == nil ? [] : (clip?.rects ?? [ext]).map { $0.intersection(whole) }.filter { !$0.isEmpty }
         var zero = pixman_color_t(red: 0, green: 0, blue: 0, alpha: 0)
         var top = ext.y
         while top < ext.y + ext.height {
@@ -349,9 +355,12 @@ extension Canvas {
                 pixman_image_composite32(PIXMAN_OP_ADD, items[i].mask.image.raw, nil, acc.raw, 0, 0, 0, 0,
                                          r.x, r.y - top, r.width, r.height)
             }
-            // On black, colour × coverage is the whole result: one pass writes every pixel.
-            pixman_image_composite32(onBlack ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, src, acc.raw, target,
-                                     0, 0, ext.x, 0, ext.x, top, ext.width, rows)
+            if let shader {
+                // On black, colour × coverage is the whole result: one pass writes every pixel.
+                shader.shade(band: acc, bandTop: top, rows: rows, into: target, clipRects: clipRects)
+            } else {
+                pixman_image_composite32(PIXMAN_OP_OVER, src, acc.raw, target, 0, 0, ext.x, 0, ext.x, top, ext.width, rows)
+            }
             top += rows
         }
     }
