@@ -2,15 +2,14 @@ import CPixman
 import KioskCore
 
 /// Colour × coverage for one opaque colour on black (`Canvas.drawCoverage`'s last pass): a
-/// 256-entry table of finished pixels, one lookup per pixel, and sixteen pixels of no coverage
-/// written as zeros at once.
+/// 256-entry table of finished pixels, one lookup per pixel, stored four pixels at a time.
 ///
 /// Why not pixman: its SSE2 path (SRC, solid × a8 → 32 bpp) multiplies all four channels of
-/// every four pixels; with one colour there are only 256 possible results. Headless, the table
-/// takes ~60 % of pixman's time for the falling words' band (~75 % of a 1080p screen a frame,
-/// three quarters of it without ink). Pixel for pixel the same result: each channel is
-/// pixman's `MUL_UN8(channel, coverage)`, alpha included (the unused byte of an XRGB pixel holds
-/// the coverage, as before).
+/// every pixel; with one colour there are only 256 possible results. Why sixteen-byte stores:
+/// the pass is bound by its stores into the shared buffer, and one store per pixel made it
+/// slower than pixman live under weston though faster headless. Pixel for pixel the same
+/// result: each channel is pixman's `MUL_UN8(channel, coverage)`, alpha included (the unused
+/// byte of an XRGB pixel holds the coverage, as before).
 struct CoverageShader {
     /// The finished pixel for each coverage value.
     private let table: [UInt32]
@@ -60,11 +59,19 @@ struct CoverageShader {
     }
 
     /// No test for runs without coverage: their branch mispredicts where coverage and gaps
-    /// alternate (glyph edges), and a lookup costs about what a store of zeros does.
+    /// alternate (glyph edges), and a lookup costs about what a store of zeros does (measured
+    /// alike live).
     @inline(__always)
     private static func shadeRow(_ src: UnsafeRawPointer, into dst: UnsafeMutablePointer<UInt32>, count: Int,
                                  table: UnsafePointer<UInt32>) {
         let cov = src.assumingMemoryBound(to: UInt8.self)
-        for i in 0..<count { dst[i] = table[Int(cov[i])] }
+        let out = UnsafeMutableRawPointer(dst)
+        var i = 0
+        while i + 4 <= count {
+            let v = SIMD4<UInt32>(table[Int(cov[i])], table[Int(cov[i + 1])], table[Int(cov[i + 2])], table[Int(cov[i + 3])])
+            out.storeBytes(of: v, toByteOffset: i * 4, as: SIMD4<UInt32>.self)
+            i += 4
+        }
+        while i < count { dst[i] = table[Int(cov[i])]; i += 1 }
     }
 }
