@@ -294,9 +294,11 @@ package final class Window {
         }
         committedSize = px
         let reported = whole ? Region(bounds) : damage
-        // Hundreds of small boxes (falling words) are sent as a few grid-aligned ones; a flipped
-        // buffer's rows are counted from the bottom.
-        for r in reported.coarsened(maxRects: 64).rects {
+        // The damage as it is, up to 256 boxes (200 falling words make ~100; coarsened to a
+        // 64-pixel grid they covered 80 % of the screen instead of 71 %, and weston copied it
+        // all: 8 % more of its time); more are sent as grid-aligned ones. A flipped buffer's
+        // rows are counted from the bottom.
+        for r in reported.coarsened(maxRects: 256).rects {
             wl_surface_damage_buffer(surface, r.x, flip ? px.height - r.y - r.height : r.y, r.width, r.height)
         }
         requestPresentationFeedback()

@@ -73,17 +73,24 @@ public final class Region: CustomStringConvertible {
     public var rectCount: Int { Int(pixman_region32_n_rects(raw)) }
 
     /// At most `maxRects` rectangles covering the region: itself when it has few enough, else
-    /// its rectangles grown to a grid of `tile` pixels and merged, else its bounding box. For
-    /// telling a compositor what changed, where a few more pixels cost less than many requests.
-    public func coarsened(maxRects: Int, tile: Int32 = 64) -> Region {
+    /// its rectangles grown to the finest grid (16, 32, 64 or 128 pixels) whose cells merge into
+    /// few enough, else its bounding box. For telling a compositor what changed: every pixel it
+    /// is told of it copies (twice, weston 10), while each rectangle costs it little.
+    public func coarsened(maxRects: Int) -> Region {
         guard rectCount > maxRects else { return self }
-        let grid = Region(rects: rects.map { r in
-            let x1 = r.x / tile * tile, y1 = r.y / tile * tile
-            let x2 = (r.x + r.width + tile - 1) / tile * tile, y2 = (r.y + r.height + tile - 1) / tile * tile
-            return PixelRect(x: x1, y: y1, width: x2 - x1, height: y2 - y1)
-        })
-        grid.intersect(extents)
-        return grid.rectCount > maxRects ? Region(extents) : grid
+        let boxes = rects, bounds = extents
+        for tile: Int32 in [16, 32, 64, 128] {
+            let grid = Region(rects: boxes.map { r in
+                // Floor division: damage may start left of or above the origin.
+                func down(_ v: Int32) -> Int32 { v >= 0 ? v / tile * tile : -((-v + tile - 1) / tile * tile) }
+                let x1 = down(r.x), y1 = down(r.y)
+                let x2 = down(r.x + r.width + tile - 1), y2 = down(r.y + r.height + tile - 1)
+                return PixelRect(x: x1, y: y1, width: x2 - x1, height: y2 - y1)
+            })
+            grid.intersect(bounds)
+            if grid.rectCount <= maxRects { return grid }
+        }
+        return Region(bounds)
     }
 
     /// Pixels covered (rectangles in a pixman region never overlap).

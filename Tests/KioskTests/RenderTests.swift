@@ -202,6 +202,20 @@ import Glibc
         #expect(inside.area == r.area) // nothing lost
         let few = Region(PixelRect(x: 1, y: 2, width: 3, height: 4))
         #expect(few.coarsened(maxRects: 64) === few)
+        // The finest grid that fits is chosen, not the bounding box: two far corners stay two
+        // small areas, even with boxes reaching left of and above the origin.
+        var corners: [PixelRect] = []
+        for i in 0..<40 {
+            corners.append(PixelRect(x: Int32(-5 + i % 7), y: Int32(-3 + i * 2), width: 30, height: 1))
+            corners.append(PixelRect(x: Int32(1800 + i % 5), y: Int32(900 + i * 2), width: 40, height: 1))
+        }
+        let far = Region(rects: corners)
+        let fc = far.coarsened(maxRects: 8)
+        #expect(fc.rectCount <= 8)
+        let covered = fc.copy()
+        covered.intersect(far)
+        #expect(covered.area == far.area)
+        #expect(fc.area < far.extents.area / 100)
     }
 }
 
