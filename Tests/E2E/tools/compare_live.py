@@ -4,12 +4,14 @@
 core, the kiosk's and its weston's) is read over the same windows. Not a test: a before/after
 number for a change.
 
-    /usr/bin/python3 Tests/E2E/tools/compare_live.py OLD_KIOSK NEW_KIOSK [--interval 0.5] [--windows 6]
+    /usr/bin/python3 Tests/E2E/tools/compare_live.py OLD_KIOSK NEW_KIOSK [--interval 0.5] [--transform rotate-90]
 
 Why at once: this machine's speed drifts by 15-30 % within minutes (other tenants), more than
 most changes are worth, so runs one after the other (live_usage.py) need many repeats; two
 kiosks side by side see the same drift, and each window compares them directly. Each kiosk
-with its weston takes ~10-20 % of one core, so the two pairs hardly compete on two cores.
+with its weston takes ~10-20 % of one core, so the two pairs hardly compete for the cores; they
+do compete for memory bandwidth (the westons copy most of a 1080p frame each), so the absolute
+numbers run higher than live_usage.py's alone, rotated outputs most: read the difference.
 """
 import argparse
 import statistics
@@ -25,13 +27,14 @@ from bench_table import PEERS  # noqa: E402
 from live_usage import cpu_seconds, wait_for_quiet, words_config  # noqa: E402
 
 
-def compare(binaries, interval=0.1, label_size=PEERS["label_size"], phrases=PEERS["phrases"], warmup=20.0, windows=6, window=10.0):
+def compare(binaries, interval=0.1, label_size=PEERS["label_size"], phrases=PEERS["phrases"], warmup=20.0, windows=6, window=10.0,
+            transform="normal"):
     """Returns {binary: [(kiosk %, weston %) per window]}."""
     wait_for_quiet()
     runs = []
     try:
         for b in binaries:
-            comp = Weston(width=1920, height=1080)
+            comp = Weston(width=1920, height=1080, transform=transform)
             conf = Path(tempfile.mkdtemp(prefix="kiosk-compare-")) / "kiosk.toml"
             conf.write_text(words_config(60, interval, label_size, phrases))
             runs.append((b, comp, Kiosk(comp, "-v", "--config", str(conf), "--screensaver", env=comp.env(), protocol=False,
@@ -60,8 +63,9 @@ def main():
     ap.add_argument("--interval", type=float, default=0.1, help="seconds between words: 0.1 keeps ~200 alive, 0.5 is light load")
     ap.add_argument("--windows", type=int, default=6)
     ap.add_argument("--window", type=float, default=10)
+    ap.add_argument("--transform", default="normal", help="weston's output transform, e.g. rotate-90")
     a = ap.parse_args()
-    r = compare(a.binaries, interval=a.interval, windows=a.windows, window=a.window)
+    r = compare(a.binaries, interval=a.interval, windows=a.windows, window=a.window, transform=a.transform)
     names = [f"{i + 1}: {b}" for i, b in enumerate(a.binaries)]
     print("  ".join(names))
     for w in range(a.windows):
