@@ -64,8 +64,11 @@ def main():
     ap.add_argument("--windows", type=int, default=6)
     ap.add_argument("--window", type=float, default=10)
     ap.add_argument("--transform", default="normal", help="weston's output transform, e.g. rotate-90")
+    ap.add_argument("--label-size", type=float, default=PEERS["label_size"], help="[words] size (200: the default labels)")
+    ap.add_argument("--phrases", type=int, default=PEERS["phrases"], help="16: the peers' set; 1: the default phrase")
     a = ap.parse_args()
-    r = compare(a.binaries, interval=a.interval, windows=a.windows, window=a.window, transform=a.transform)
+    r = compare(a.binaries, interval=a.interval, label_size=a.label_size, phrases=a.phrases, windows=a.windows, window=a.window,
+                transform=a.transform)
     names = [f"{i + 1}: {b}" for i, b in enumerate(a.binaries)]
     print("  ".join(names))
     for w in range(a.windows):
