@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_table import PEERS  # noqa: E402
 from harness import Kiosk, Weston  # noqa: E402
 from live_usage import words_config  # noqa: E402
 
@@ -66,7 +68,7 @@ def scenes(binary):
         time.sleep(1)
 
     runs = [(["--scene", s, "--idle-timeout", "0"], touches, None) for s in ("touch", "lander", "tiles")]
-    runs.append((["--screensaver"], lambda w: time.sleep(15), words_config(60, 0.1, 333, 16)))
+    runs.append((["--screensaver"], lambda w: time.sleep(15), words_config(60, 0.1, PEERS["label_size"], PEERS["phrases"])))
     runs.append((["--screensaver"], lambda w: time.sleep(5), None))
     for args, act, config in runs:
         weston = Weston(width=1920, height=1080)
