@@ -354,7 +354,7 @@ extension Canvas {
             sums.top = top; sums.rows = rows
             for (i, r) in rects.enumerated() {
                 if r.y >= top + rows || r.y + r.height <= top || r.x >= ext.x + ext.width || r.x + r.width <= ext.x { continue }
-                sums.add(items[i].mask.image, x: r.x, y: r.y)
+                sums.add(items[i].mask, x: r.x, y: r.y)
             }
             if let shader {
                 // On black, colour × coverage is the whole result: one pass writes every pixel.

@@ -93,20 +93,42 @@ struct CoverageBand {
     }
 
     /// Adds `mask` with its top-left corner at target pixel (x, y), clipped to the band.
-    func add(_ mask: Image, x: Int32, y: Int32) {
+    func add(_ mask: TextMask, x: Int32, y: Int32) {
         let y1 = max(y, top), y2 = min(y + mask.pixelSize.height, top + rows)
         let x1 = max(x, 0), x2 = min(x + mask.pixelSize.width, width)
-        guard y1 < y2, x1 < x2, let m = pixman_image_get_data(mask.raw) else { return }
-        let src = UnsafeRawPointer(m), srcStride = mask.stride, n = Int(x2 - x1)
-        for row in Int(y1)..<Int(y2) {
-            CoverageBand.addRow(src + (row - Int(y)) * srcStride + Int(x1 - x),
-                                into: data + (row - Int(top)) * stride + Int(x1), count: n)
+        guard y1 < y2, x1 < x2 else { return }
+        let whole = x1 == x && x2 == x + mask.pixelSize.width
+        mask.rowStarts.withUnsafeBufferPointer { starts in
+            mask.spans.withUnsafeBufferPointer { spans in
+                mask.pixels.withUnsafeBytes { pixels in
+                    let src = pixels.baseAddress!
+                    for row in Int(y1)..<Int(y2) {
+                        let r = row - Int(y), dst = data + (row - Int(top)) * stride + Int(x)
+                        for i in Int(starts[r])..<Int(starts[r + 1]) {
+                            let s = spans[i]
+                            var from = Int(s.x), to = from + Int(s.count)
+                            if !whole {
+                                // Partly off the band's sides: only what lies on it.
+                                from = max(from, Int(x1 - x)); to = min(to, Int(x2 - x))
+                                guard from < to else { continue }
+                            }
+                            CoverageBand.addRow(src + Int(s.offset) + (from - Int(s.x)), into: dst + from, count: to - from)
+                        }
+                    }
+                }
+            }
         }
     }
 
+    /// Sixteen bytes at a time (spans come in whole vectors, bar the last of a row), then the rest.
     @inline(__always)
     private static func addRow(_ src: UnsafeRawPointer, into dst: UnsafeMutableRawPointer, count: Int) {
         let s = src.assumingMemoryBound(to: UInt8.self), d = dst.assumingMemoryBound(to: UInt8.self)
-        for i in 0..<count { d[i] = d[i] &+ min(s[i], ~d[i]) }
+        var i = 0
+        while i + 16 <= count {
+            for j in i..<(i + 16) { d[j] = d[j] &+ min(s[j], ~d[j]) }
+            i += 16
+        }
+        while i < count { d[i] = d[i] &+ min(s[i], ~d[i]); i += 1 }
     }
 }

@@ -5,37 +5,118 @@ import KioskCore
 /// what a falling label composites every frame instead of its ~20 separate glyphs (each pixman
 /// call costs about as much as the pixels of a small glyph).
 ///
+/// Only the inked parts of each row are kept (`Span`s): three quarters of a line of text's box
+/// is empty (above the lowercase letters, below the baseline, between letters and words), and
+/// the peers' 200 labels hold 128 masks of ~28 kpx. Kept whole they were 3.4 MiB of the
+/// screensaver's memory and a quarter of what its sum read every frame.
+///
 /// Colour glyphs (emoji) cannot live in a coverage mask: such a run keeps them out of the mask
 /// and `colorRun` is drawn directly on top.
 public final class TextMask {
-    public let image: Image
+    /// `count` pixels of a row from column `x`, their coverage at `offset` in `pixels`.
+    struct Span {
+        let x: UInt16, count: UInt16
+        let offset: UInt32
+    }
+    /// The mask's box (its pixels outside the spans are 0).
+    public let pixelSize: PixelSize
     /// Pixel offset from the run's pen origin (baseline, left) to the mask's top-left corner.
     public let offsetX: Int32, offsetY: Int32
     /// Set when the run has colour glyphs, which are drawn from it directly.
     public let colorRun: TextRun?
-    public var pixelSize: PixelSize { image.pixelSize }
+    /// Row y's spans are `spans[rowStarts[y] ..< rowStarts[y + 1]]`, left to right.
+    let rowStarts: [UInt32]
+    let spans: [Span]
+    let pixels: [UInt8]
+
+    /// Bytes held (what the mask cache counts).
+    public var byteCount: Int { pixels.count + spans.count * MemoryLayout<Span>.stride + rowStarts.count * 4 }
+
+    /// Zeros shorter than this between two inked stretches of a row are kept in one span: each
+    /// span costs its header and a loop's start and tail in the sum.
+    static let joinGap = 32
+    /// Spans are padded to whole sixteen-byte vectors where the row allows: the sum's inner
+    /// loop then has no byte-by-byte tail.
+    static let vector = 16
 
     /// A mask from an 8-bit image (`PIXMAN_a8`) drawn elsewhere, its top-left at the origin
-    /// plus `offsetX`, `offsetY`.
-    public init(image: Image, offsetX: Int32 = 0, offsetY: Int32 = 0) {
-        self.image = image
+    /// plus `offsetX`, `offsetY`. Wider than 65,535 pixels (no screen is) it is cut there.
+    public convenience init(image: Image, offsetX: Int32 = 0, offsetY: Int32 = 0) {
+        self.init(image: image, offsetX: offsetX, offsetY: offsetY, colorRun: nil)
+    }
+
+    private init(image: Image, offsetX: Int32, offsetY: Int32, colorRun: TextRun?) {
         self.offsetX = offsetX; self.offsetY = offsetY
-        colorRun = nil
+        self.colorRun = colorRun
+        let width = Int(min(image.pixelSize.width, Int32(UInt16.max))), height = Int(image.pixelSize.height)
+        pixelSize = PixelSize(width: Int32(width), height: Int32(height))
+        var starts: [UInt32] = [0], spans: [Span] = []
+        var base: UnsafePointer<UInt8>?
+        if width > 0, let data = pixman_image_get_data(image.raw) {
+            let b = UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self)
+            base = b
+            starts.reserveCapacity(height + 1)
+            var total = 0
+            for y in 0..<height {
+                let row = b + y * image.stride
+                var x = 0
+                while x < width {
+                    while x < width && row[x] == 0 { x += 1 }
+                    guard x < width else { break }
+                    // Ink from x: extend over gaps shorter than joinGap, then pad to vectors.
+                    var end = x + 1, lastInk = x
+                    while end < width && end - lastInk <= TextMask.joinGap {
+                        if row[end] != 0 { lastInk = end }
+                        end += 1
+                    }
+                    let count = min(width - x, (lastInk + 1 - x + TextMask.vector - 1) / TextMask.vector * TextMask.vector)
+                    spans.append(Span(x: UInt16(x), count: UInt16(count), offset: UInt32(total)))
+                    total += count
+                    x += count
+                }
+                starts.append(UInt32(spans.count))
+            }
+            spans = TextMask.exact(spans)
+        } else {
+            starts += Array(repeating: 0, count: height)
+        }
+        // Allocated at their final size: thousands of masks in arrays grown by doubling would
+        // hold a third more than they use.
+        let total = spans.last.map { Int($0.offset) + Int($0.count) } ?? 0
+        pixels = [UInt8](unsafeUninitializedCapacity: total) { buffer, n in
+            guard let base else { n = 0; return }
+            var rowStart = 0
+            for y in 0..<height {
+                for s in spans[Int(starts[y])..<Int(starts[y + 1])] {
+                    (buffer.baseAddress! + Int(s.offset)).initialize(from: base + rowStart + Int(s.x), count: Int(s.count))
+                }
+                rowStart += image.stride
+            }
+            n = total
+        }
+        rowStarts = starts
+        self.spans = spans
+    }
+
+    /// `array` in storage of exactly its size.
+    private static func exact<T>(_ array: [T]) -> [T] {
+        [T](unsafeUninitializedCapacity: array.count) { buffer, n in
+            _ = buffer.initialize(from: array)
+            n = array.count
+        }
     }
 
     /// Rasterizes `run`'s monochrome glyphs at `alpha` (0...1); nil for a run with no ink.
-    public init?(run: TextRun, alpha: Double) {
+    public convenience init?(run: TextRun, alpha: Double) {
         let mono = run.glyphs.filter { !$0.isColor }
-        colorRun = mono.count == run.glyphs.count ? nil : run
         guard let first = mono.first else { return nil }
         var x1 = first.x, y1 = -first.y, x2 = first.x + first.width, y2 = -first.y + first.height
         for g in mono {
             x1 = min(x1, g.x); y1 = min(y1, -g.y)
             x2 = max(x2, g.x + g.width); y2 = max(y2, -g.y + g.height)
         }
+        // Drawn whole first, then kept as spans.
         guard let img = Image(alphaMaskOf: PixelSize(width: x2 - x1, height: y2 - y1)) else { return nil }
-        image = img
-        offsetX = x1; offsetY = y1
         var c = Color(red: 0, green: 0, blue: 0, alpha: max(0, min(1, alpha))).pixman
         guard let src = pixman_image_create_solid_fill(&c) else { return nil }
         defer { pixman_image_unref(src) }
@@ -44,11 +125,12 @@ public final class TextMask {
             pixman_image_composite32(PIXMAN_OP_OVER, src, g.image, img.raw, 0, 0, 0, 0,
                                      g.x - x1, -g.y - y1, g.width, g.height)
         }
+        self.init(image: img, offsetX: x1, offsetY: y1, colorRun: mono.count == run.glyphs.count ? nil : run)
     }
 
     /// The mask's pixels when the run's origin is at pixel (x, y).
     public func rect(originX x: Int32, y: Int32) -> PixelRect {
-        PixelRect(x: x + offsetX, y: y + offsetY, width: image.pixelSize.width, height: image.pixelSize.height)
+        PixelRect(x: x + offsetX, y: y + offsetY, width: pixelSize.width, height: pixelSize.height)
     }
 }
 
@@ -80,7 +162,7 @@ public final class TextMaskCache {
         guard let m = TextMask(run: run, alpha: alpha) else { return nil }
         if bytes > keptAfterSweep + budget { sweep() }
         masks[key] = m
-        bytes += m.pixelSize.area
+        bytes += m.byteCount
         return m
     }
 
@@ -95,7 +177,7 @@ public final class TextMaskCache {
     /// Drops the masks only the cache still holds.
     public func sweep() {
         for key in Array(masks.keys) where isKnownUniquelyReferenced(&masks[key]!) {
-            if let m = masks.removeValue(forKey: key) { bytes -= m.pixelSize.area }
+            if let m = masks.removeValue(forKey: key) { bytes -= m.byteCount }
         }
         keptAfterSweep = bytes
     }

@@ -216,7 +216,7 @@ import CPixman
         // than the budget: every mask of a label that fell away used to go at the next sweep).
         let cache = TextMaskCache()
         let held = try (1...8).map { try #require(cache.mask(for: try run("held label \($0)"), alpha: 0.75)) }
-        let heldBytes = held.reduce(0) { $0 + $1.pixelSize.area }
+        let heldBytes = held.reduce(0) { $0 + $1.byteCount }
         cache.budget = heldBytes / 4
         cache.sweep()
         _ = cache.mask(for: try run("spare"), alpha: 0.75)
@@ -261,6 +261,39 @@ import CPixman
             var differing = 0
             got.withRows { y, row in for x in row.indices where row[x] != wantRows[y][x] { differing += 1 } }
             #expect(differing == 0, "hasAlpha \(hasAlpha)")
+        }
+    }
+
+    @Test func aMaskKeepsOnlyItsInkedStretchesAndSumsLikeTheWholeImage() throws {
+        // Rows of ink and gaps of every width from 1 to 40 (short ones are kept inside a span,
+        // long ones split it), an empty row, ink at both edges; summed with pixman's ADD from
+        // the whole image as the reference, cut by the canvas on the left, the right and the top.
+        let size = PixelSize(width: 300, height: 12)
+        let image = try #require(Image(alphaMaskOf: size))
+        let base = UnsafeMutableRawPointer(pixman_image_get_data(image.raw)!).assumingMemoryBound(to: UInt8.self)
+        for y in 0..<Int(size.height) where y != 5 {
+            var x = y % 3, gap = 1 + y
+            while x < Int(size.width) {
+                for i in x..<min(x + 7, Int(size.width)) { base[y * image.stride + i] = UInt8(37 * (i + y) % 255 + 1) }
+                x += 7 + gap
+                gap = gap % 40 + 3
+            }
+            base[y * image.stride + Int(size.width) - 1] = 200
+        }
+        let mask = TextMask(image: image)
+        #expect(mask.byteCount < size.area) // the gaps are not kept
+        let canvasSize = PixelSize(width: 320, height: 30)
+        for place in [(x: Int32(10), y: Int32(8)), (x: -37, y: 3), (x: 45, y: -4), (x: -5, y: 20)] {
+            let want = try #require(Image(alphaMaskOf: canvasSize))
+            pixman_image_composite32(PIXMAN_OP_ADD, image.raw, nil, want.raw, 0, 0, 0, 0, place.x, place.y, size.width, size.height)
+            pixman_image_composite32(PIXMAN_OP_ADD, image.raw, nil, want.raw, 0, 0, 0, 0, place.x + 3, place.y + 1, size.width, size.height)
+            let got = try #require(Image(pixelSize: canvasSize, hasAlpha: true))
+            Canvas(image: got).drawCoverage([.init(mask: mask, x: place.x, y: place.y), .init(mask: mask, x: place.x + 3, y: place.y + 1)],
+                                            color: .white, background: .black)
+            let w = UnsafeRawPointer(pixman_image_get_data(want.raw)!).assumingMemoryBound(to: UInt8.self)
+            var differing = 0
+            got.withRows { y, row in for x in row.indices where row[x] >> 24 != UInt32(w[y * want.stride + x]) { differing += 1 } }
+            #expect(differing == 0, "at \(place)")
         }
     }
 
