@@ -47,6 +47,8 @@ public struct FallingWordsModel: Sendable {
     }
 
     public let config: FallingWordsConfig
+    /// `config.effectivePhrases`, worked out once rather than at every label.
+    private let phrases: [String]
     public private(set) var words: [Word] = []
     private var rng: SplitMix64
     private var nextSpawn: Double?
@@ -57,6 +59,7 @@ public struct FallingWordsModel: Sendable {
         c.interval = min(60, max(0.005, config.interval.isFinite ? config.interval : 0.5))
         c.speed = min(5000, max(5, config.speed.isFinite ? config.speed : 150))
         self.config = c
+        phrases = c.effectivePhrases
         rng = SplitMix64(seed: config.seed)
     }
 
@@ -79,7 +82,6 @@ public struct FallingWordsModel: Sendable {
     }
 
     private mutating func spawn(at time: Double, height: Double) -> Int {
-        let phrases = config.effectivePhrases
         let text = phrases[Int(rng.next() % UInt64(phrases.count))]
         let scale = 1 + rng.next(below: 1)
         let distance = max(1, height) + config.baseSize.height * scale
