@@ -111,12 +111,27 @@ final class Application: WindowDelegate, InputSink {
             log.info("first frame shown: \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms after start")
             // Ready once people can see it: the unit's start waits for this.
             self?.notifier?.send("READY=1", "STATUS=\(self?.statusLine ?? "running")")
+            self?.scheduleFilePageTrim()
         }
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
         settings.apply = { [weak self] new, old in self?.apply(new, over: old) }
         settings.onReload = { [weak self] applied in self?.metrics.reloads[applied ? "applied" : "refused", default: 0] += 1 }
         settings.watch(scheduler: scheduler, register: { [loop] in loop.watch(fd: $0, $1) })
+    }
+
+    private var filePageTrim: ScheduledTimer?
+    /// A few seconds after start-up, and whenever the kiosk settles into the screensaver or a dark
+    /// screen for what may be hours, the code it ran to get there is handed back (`FilePages`).
+    private func scheduleFilePageTrim() {
+        filePageTrim?.cancel()
+        filePageTrim = scheduler.schedule(after: 3) { [weak self] in
+            guard let self else { return }
+            let mappings = FilePages.droppable()
+            // Logged first: formatting the line runs code that is then dropped with the rest.
+            self.log.debug("returning \(mappings.reduce(0) { $0 + $1.residentKiB }) KiB of unmodified file pages (monotonic \(MonotonicClock.nanoseconds()) ns)")
+            FilePages.drop(mappings)
+        }
     }
 
     func run() throws -> Int32 {
@@ -179,7 +194,7 @@ final class Application: WindowDelegate, InputSink {
                                                   inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
                 saver.onChange = { [weak self] on in
                     self?.log.notice(on ? "screensaver started" : "screensaver ended")
-                    if on { self?.metrics.screensaverActivations += 1 }
+                    if on { self?.metrics.screensaverActivations += 1; self?.scheduleFilePageTrim() }
                     self?.noteShown()
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                 }
@@ -187,6 +202,7 @@ final class Application: WindowDelegate, InputSink {
                 saver.onDark = { [weak self] dark in
                     guard let self else { return }
                     if self.display.setOutputsPowered(!dark) { self.log.notice(dark ? "turning the screen off" : "turning the screen on") }
+                    if dark { self.scheduleFilePageTrim() }
                 }
                 screensaver = saver
                 openingHours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak saver] open in
