@@ -111,7 +111,7 @@ final class Application: WindowDelegate, InputSink {
             log.info("first frame shown: \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms after start")
             // Ready once people can see it: the unit's start waits for this.
             self?.notifier?.send("READY=1", "STATUS=\(self?.statusLine ?? "running")")
-            self?.scheduleFilePageTrim()
+            self?.requestFilePageTrim()
         }
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
@@ -120,24 +120,30 @@ final class Application: WindowDelegate, InputSink {
         settings.watch(scheduler: scheduler, register: { [loop] in loop.watch(fd: $0, $1) })
     }
 
-    private var filePageTrim: ScheduledTimer?
-    /// A few seconds after start-up, and whenever the kiosk settles into the screensaver or a dark
-    /// screen for what may be hours, the code it ran to get there is handed back (`FilePages`).
-    private func scheduleFilePageTrim() {
-        filePageTrim?.cancel()
-        filePageTrim = scheduler.schedule(after: 3) { [weak self] in
-            guard let self else { return }
-            let mappings = FilePages.droppable()
-            // Logged first: formatting the line runs code that is then dropped with the rest.
-            self.log.debug("returning \(mappings.reduce(0) { $0 + $1.residentKiB }) KiB of unmodified file pages (monotonic \(MonotonicClock.nanoseconds()) ns)")
-            FilePages.drop(mappings)
-        }
+    /// When unmodified file pages are next handed back (`FilePages`), monotonic ns.
+    private var filePageTrimDue: UInt64?
+    /// After start-up, and whenever the kiosk settles into the screensaver or a dark screen for
+    /// what may be hours, the code it ran to get there is handed back: 3 s later while frames
+    /// are drawn (the screensaver's first labels load fonts), at once when nothing moves. Never
+    /// on a wakeup of its own: an idle kiosk stays asleep.
+    private func requestFilePageTrim() {
+        filePageTrimDue = MonotonicClock.nanoseconds() + 3_000_000_000
+    }
+
+    private func trimFilePagesIfDue() {
+        guard let due = filePageTrimDue, MonotonicClock.nanoseconds() >= due || !(stage?.needsFrame ?? false) else { return }
+        filePageTrimDue = nil
+        let mappings = FilePages.droppable()
+        // Logged first: formatting the line runs code that is then dropped with the rest.
+        log.debug("returning \(mappings.reduce(0) { $0 + $1.residentKiB }) KiB of unmodified file pages (monotonic \(MonotonicClock.nanoseconds()) ns)")
+        FilePages.drop(mappings)
     }
 
     func run() throws -> Int32 {
         do {
-            return try loop.run(display: display) {
+            return try loop.run(display: display) { [unowned self] in
                 try window.renderIfNeeded(time: MonotonicClock.now())
+                trimFilePagesIfDue()
             }
         } catch {
             // Whatever ends the kiosk (the compositor gone, memory for a buffer refused), what a
@@ -194,7 +200,7 @@ final class Application: WindowDelegate, InputSink {
                                                   inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
                 saver.onChange = { [weak self] on in
                     self?.log.notice(on ? "screensaver started" : "screensaver ended")
-                    if on { self?.metrics.screensaverActivations += 1; self?.scheduleFilePageTrim() }
+                    if on { self?.metrics.screensaverActivations += 1; self?.requestFilePageTrim() }
                     self?.noteShown()
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
                 }
@@ -202,7 +208,7 @@ final class Application: WindowDelegate, InputSink {
                 saver.onDark = { [weak self] dark in
                     guard let self else { return }
                     if self.display.setOutputsPowered(!dark) { self.log.notice(dark ? "turning the screen off" : "turning the screen on") }
-                    if dark { self.scheduleFilePageTrim() }
+                    if dark { self.requestFilePageTrim() }
                 }
                 screensaver = saver
                 openingHours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak saver] open in
