@@ -314,7 +314,7 @@ extension Canvas {
     ///
     /// With hundreds of overlapping labels every pixel is covered many times over; blending each
     /// into the 32-bit buffer would move four bytes per covered pixel per label. Instead the
-    /// masks are summed into an 8-bit coverage buffer (a saturating add, 32 pixels at a time:
+    /// masks are summed into an 8-bit coverage buffer (a saturating add, 16 pixels at a time:
     /// `CoverageBand`) and the colour goes through it once. The sum saturates where labels
     /// overlap: two at 0.75 make 1.0 where blending would make 0.94, a difference no one sees.
     /// The coverage buffer is one band of rows reused down the screen: small enough to stay in

@@ -73,11 +73,13 @@ struct CoverageShader {
 }
 
 /// Sums masks into the coverage band (`Canvas.drawCoverage`'s first pass): a saturating add
-/// that the compiler turns into SSE2's `paddusb`, 32 bytes at a time.
+/// that the compiler turns into SSE2's `paddusb`, sixteen bytes at a time, over each mask's
+/// inked spans only (`TextMask`).
 ///
 /// Why not pixman's ADD: the same loop inside, but each call costs about as much as a small
-/// label's pixels (~300 calls a frame for the peers' 200 labels). Skipping sixteen-byte runs
-/// of a mask without ink was slower (the test keeps the compiler from vectorizing).
+/// label's pixels (~300 calls a frame for the peers' 200 labels). Empty stretches are skipped
+/// by the spans, worked out once per mask: a test for them in the loop was slower (it keeps
+/// the compiler from vectorizing).
 struct CoverageBand {
     let data: UnsafeMutableRawPointer
     let stride: Int
