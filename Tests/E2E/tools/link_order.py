@@ -228,11 +228,13 @@ def main():
             if i >= 0:
                 (new_steady if pid in trimmed and when > trimmed[pid] else new_rest).append(by_address[i][1])
         steady = [s for s in steady if s in symbols and movable(s)]
-        added_steady = [s for s in dict.fromkeys(new_steady) if s not in set(steady) and movable(s)]
-        steady += added_steady
         in_steady = set(steady)
+        added_steady = [s for s in dict.fromkeys(new_steady) if s not in in_steady and movable(s)]
+        steady += added_steady
+        in_steady.update(added_steady)
         rest = [s for s in rest if s in symbols and movable(s) and s not in in_steady]
-        added_rest = [s for s in dict.fromkeys(new_rest) if s not in in_steady and s not in set(rest) and movable(s)]
+        in_rest = set(rest)
+        added_rest = [s for s in dict.fromkeys(new_rest) if s not in in_steady and s not in in_rest and movable(s)]
         rest += added_rest
         ORDER.write_text("\n".join([STEADY, *steady, REST, *rest]) + "\n")
         print(f"round {r + 1}: {len(faults)} instruction faults in the kiosk's code, {len(added_steady)} functions "
