@@ -46,7 +46,7 @@ final class FallingWordsView: View {
     private var lines: [LineKey: Line] = [:]
     /// Fonts for measuring and masking new label text, dropped whenever more than a few are
     /// held: a font with its glyph cache is ~150 KB, and labels in random sizes use a dozen or
-    /// more (2.6 MiB of fonts for the peers' 200 labels, against 2.7 MiB of masks).
+    /// more (2.6 MiB of fonts for the peers' 200 labels, against 2.2 MiB of masks).
     private var labelFonts: FontCache?
     static let labelFontsKept = 4
     /// Fonts held for labels now (for `textMemory`).
