@@ -26,6 +26,8 @@ let package = Package(
                        providers: [.apt(["libfcft-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CSystem/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // What KioskRender cannot say in Swift (stores that bypass the cache), inline in a header.
+        .target(name: "CRender", path: "Sources/CRender"),
         // The layers, each a module whose dependencies point down the data flow: the compiler
         // rejects an import the other way (Tests/E2E/test_layers.py shows it).
         // Plain values every layer shares: geometry, events, keys, clock, random, colour, log.
@@ -37,7 +39,7 @@ let package = Package(
         // Drawing: pixman canvases and regions, fcft text, PNG.
         .target(
             name: "KioskRender",
-            dependencies: ["KioskCore", "CPixman", "CFcft", "CPNG"],
+            dependencies: ["KioskCore", "CPixman", "CFcft", "CPNG", "CRender"],
             path: "Sources/KioskRender"
         ),
         // The toolkit: views, touches, gesture recognizers, animation, controls.

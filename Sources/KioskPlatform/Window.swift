@@ -274,7 +274,7 @@ package final class Window {
         }
         let paint = buffer.damage.repaint(for: damage)
         paint.intersect(bounds)
-        let canvas = Canvas(target: buffer.image, scale: scale)
+        let canvas = Canvas(target: buffer.image, scale: scale, shared: true)
         canvas.setClip(paint)
         delegate.window(self, draw: canvas)
         canvas.setClip(nil)

@@ -22,9 +22,14 @@ public final class Canvas {
     }
     private var _keepAlive: AnyObject?
 
-    /// A canvas over a raw pixman image, e.g. one wrapping a wl_shm buffer.
-    package init(target: OpaquePointer, scale: Int) {
+    /// The target is a buffer another process reads next (the compositor): large writes may
+    /// bypass this CPU's cache (`CoverageShader`).
+    let targetIsShared: Bool
+
+    /// A canvas over a raw pixman image, e.g. one wrapping a wl_shm buffer (`shared`).
+    package init(target: OpaquePointer, scale: Int, shared: Bool = false) {
         self.target = target
+        targetIsShared = shared
         self.scale = max(1, scale)
         pixelSize = PixelSize(width: pixman_image_get_width(target), height: pixman_image_get_height(target))
     }
@@ -335,7 +340,7 @@ extension Canvas {
         let a = max(0, min(1, alpha))
         var fg = color.withAlpha(color.alpha * a).pixman
         let onBlack = a >= 1 && color.alpha >= 1 && background == Color(rgb: 0)
-        let shader = onBlack ? CoverageShader(color: fg, target: target) : nil
+        let shader = onBlack ? CoverageShader(color: fg, target: target, streams: targetIsShared) : nil
         // Otherwise the background is painted first and pixman blends the colour over it.
         let src = shader == nil ? pixman_image_create_solid_fill(&fg) : nil
         defer { if let src { pixman_image_unref(src) } }

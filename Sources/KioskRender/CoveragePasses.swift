@@ -1,4 +1,5 @@
 import CPixman
+import CRender
 import KioskCore
 
 /// Colour × coverage for one opaque colour on black (`Canvas.drawCoverage`'s last pass): a
@@ -9,7 +10,8 @@ import KioskCore
 /// the pass is bound by its stores into the shared buffer, and one store per pixel made it
 /// slower than pixman live under weston though faster headless. Pixel for pixel the same
 /// result: each channel is pixman's `MUL_UN8(channel, coverage)`, alpha included (the unused
-/// byte of an XRGB pixel holds the coverage, as before).
+/// byte of an XRGB pixel holds the coverage, as before). Into a buffer the compositor reads,
+/// whole cache lines bypass the cache (`kiosk_shade_row_streaming`).
 struct CoverageShader {
     /// The finished pixel for each coverage value.
     private let table: [UInt32]
@@ -17,13 +19,16 @@ struct CoverageShader {
     /// The target's row length in pixels and its size.
     private let stride: Int
     private let size: PixelSize
+    /// The target is read by another process next (a wl_shm buffer), not by this one.
+    private let streams: Bool
 
     /// nil unless `target` is a 32-bit ARGB/XRGB image with pixels in memory (anything else
     /// goes through pixman).
-    init?(color: pixman_color_t, target: OpaquePointer) {
+    init?(color: pixman_color_t, target: OpaquePointer, streams: Bool) {
         let format = pixman_image_get_format(target)
         guard format == PIXMAN_x8r8g8b8 || format == PIXMAN_a8r8g8b8, let data = pixman_image_get_data(target) else { return nil }
         self.data = data
+        self.streams = streams
         stride = Int(pixman_image_get_stride(target)) / 4
         size = PixelSize(width: pixman_image_get_width(target), height: pixman_image_get_height(target))
         // pixman's solid colour in 8 bits per channel (the high byte of each 16-bit one).
@@ -47,11 +52,16 @@ struct CoverageShader {
                 let x1 = max(r.x, 0), x2 = min(r.x + r.width, width)
                 guard y1 < y2, x1 < x2 else { continue }
                 for y in Int(y1)..<Int(y2) {
-                    CoverageShader.shadeRow(band.data + (y - Int(band.top)) * band.stride + Int(x1),
-                                            into: data + y * stride + Int(x1), count: Int(x2 - x1), table: table)
+                    let src = band.data + (y - Int(band.top)) * band.stride + Int(x1), dst = data + y * stride + Int(x1)
+                    if streams {
+                        kiosk_shade_row_streaming(src.assumingMemoryBound(to: UInt8.self), dst, Int(x2 - x1), table)
+                    } else {
+                        CoverageShader.shadeRow(src, into: dst, count: Int(x2 - x1), table: table)
+                    }
                 }
             }
         }
+        if streams { kiosk_stream_fence() }
     }
 
     /// No test for runs without coverage: their branch mispredicts where coverage and gaps

@@ -232,22 +232,25 @@ import CPixman
         // Every coverage value, in rows that cross the coverage band's boundary (128), twice
         // (overlapping, one copy partly off the canvas's top and left), under a clip of two
         // rectangles: each pixel as pixman's ADD of the masks and SRC of the colour through the
-        // sum (its alpha byte too), and nothing outside the clip.
+        // sum (its alpha byte too), and nothing outside the clip; into a buffer of this process
+        // and into one the compositor reads (stores that bypass the cache for whole lines, plain
+        // ones for each row's head and tail: rows start at every 16-byte phase of a line).
         let mask = try #require(Image(alphaMaskOf: PixelSize(width: 256, height: 200)))
         let base = UnsafeMutableRawPointer(pixman_image_get_data(mask.raw)!).assumingMemoryBound(to: UInt8.self)
         for y in 0..<200 { for x in 0..<256 { base[y * mask.stride + x] = UInt8((x + 3 * y) & 255) } }
         let places: [(x: Int32, y: Int32)] = [(20, 40), (-100, -30)]
         let color = Color(rgb: 0x8e24aa)
         let clip = Region(rects: [PixelRect(x: 30, y: 60, width: 200, height: 120), PixelRect(x: 0, y: 0, width: 90, height: 50),
-                                  PixelRect(x: 5, y: 200, width: 290, height: 30)])
+                                  PixelRect(x: 5, y: 200, width: 290, height: 30),
+                                  PixelRect(x: 250, y: 100, width: 7, height: 9)])
         let size = PixelSize(width: 300, height: 260)
         let sum = try #require(Image(alphaMaskOf: size))
         for p in places { pixman_image_composite32(PIXMAN_OP_ADD, mask.raw, nil, sum.raw, 0, 0, 0, 0, p.x, p.y, 256, 200) }
-        for hasAlpha in [false, true] {
+        for hasAlpha in [false, true] { for shared in [false, true] {
             let got = try #require(Image(pixelSize: size, hasAlpha: hasAlpha))
             let want = try #require(Image(pixelSize: size, hasAlpha: hasAlpha))
             for img in [got, want] { Canvas(image: img).clear(Color(rgb: 0x00ff00)) }
-            let canvas = Canvas(image: got)
+            let canvas = Canvas(target: got.raw, scale: 1, shared: shared)
             canvas.setClip(clip)
             canvas.drawCoverage(places.map { .init(mask: TextMask(image: mask), x: $0.x, y: $0.y) }, color: color, background: .black)
             var fg = color.pixman
@@ -260,8 +263,8 @@ import CPixman
             want.withRows { _, row in wantRows.append(Array(row)) }
             var differing = 0
             got.withRows { y, row in for x in row.indices where row[x] != wantRows[y][x] { differing += 1 } }
-            #expect(differing == 0, "hasAlpha \(hasAlpha)")
-        }
+            #expect(differing == 0, "hasAlpha \(hasAlpha), shared \(shared)")
+        } }
     }
 
     @Test func aMaskKeepsOnlyItsInkedStretchesAndSumsLikeTheWholeImage() throws {
