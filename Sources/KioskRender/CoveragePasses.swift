@@ -2,19 +2,20 @@ import CPixman
 import CRender
 import KioskCore
 
-/// Colour × coverage for one opaque colour on black (`Canvas.drawCoverage`'s last pass): a
-/// 256-entry table of finished pixels, one lookup per pixel, stored four pixels at a time.
+/// Colour × coverage for one opaque colour on black (`Canvas.drawCoverage`'s last pass), one
+/// row at a time in `kiosk_shade_row` (CRender): sixteen pixels at a time with SSE2 arithmetic,
+/// the rest from a 256-entry table of finished pixels.
 ///
-/// Why not pixman: its SSE2 path (SRC, solid × a8 → 32 bpp) multiplies all four channels of
-/// every pixel; with one colour there are only 256 possible results. Why sixteen-byte stores:
-/// the pass is bound by its stores into the shared buffer, and one store per pixel made it
-/// slower than pixman live under weston though faster headless. Pixel for pixel the same
-/// result: each channel is pixman's `MUL_UN8(channel, coverage)`, alpha included (the unused
-/// byte of an XRGB pixel holds the coverage, as before). Into a buffer the compositor reads,
-/// whole cache lines bypass the cache (`kiosk_shade_row_streaming`).
+/// Why not pixman: its SSE2 path (SRC, solid × a8 → 32 bpp) is generic over operators and
+/// formats, and the pass is bound by its stores into the shared buffer: whole sixteen-byte
+/// stores, and into a buffer the compositor reads, stores that bypass the cache. Pixel for
+/// pixel the same result: each channel is pixman's `MUL_UN8(channel, coverage)`, alpha
+/// included (the unused byte of an XRGB pixel holds the coverage, as before).
 struct CoverageShader {
-    /// The finished pixel for each coverage value.
+    /// The finished pixel for each coverage value (a row's head and tail).
     private let table: [UInt32]
+    /// The colour's blue, green, red and alpha in 8 bits.
+    private let channels: (UInt8, UInt8, UInt8, UInt8)
     private let data: UnsafeMutablePointer<UInt32>
     /// The target's row length in pixels and its size.
     private let stride: Int
@@ -33,6 +34,7 @@ struct CoverageShader {
         size = PixelSize(width: pixman_image_get_width(target), height: pixman_image_get_height(target))
         // pixman's solid colour in 8 bits per channel (the high byte of each 16-bit one).
         let c = [color.alpha, color.red, color.green, color.blue].map { UInt32($0 >> 8) }
+        channels = (UInt8(c[3]), UInt8(c[2]), UInt8(c[1]), UInt8(c[0]))
         table = (0...255).map { (a: UInt32) -> UInt32 in
             c.reduce(0) { pixel, ch in
                 let t = ch * a + 0x80
@@ -45,40 +47,20 @@ struct CoverageShader {
     /// holds now (its data as wide as the target).
     func shade(_ band: CoverageBand, clipRects: [PixelRect]) {
         let width = min(band.width, size.width)
+        let (b, g, r, a) = channels, stream: Int32 = streams ? 1 : 0
         table.withUnsafeBufferPointer { t in
             let table = t.baseAddress!
-            for r in clipRects {
-                let y1 = max(r.y, band.top), y2 = min(r.y + r.height, band.top + band.rows)
-                let x1 = max(r.x, 0), x2 = min(r.x + r.width, width)
+            for rect in clipRects {
+                let y1 = max(rect.y, band.top), y2 = min(rect.y + rect.height, band.top + band.rows)
+                let x1 = max(rect.x, 0), x2 = min(rect.x + rect.width, width)
                 guard y1 < y2, x1 < x2 else { continue }
                 for y in Int(y1)..<Int(y2) {
-                    let src = band.data + (y - Int(band.top)) * band.stride + Int(x1), dst = data + y * stride + Int(x1)
-                    if streams {
-                        kiosk_shade_row_streaming(src.assumingMemoryBound(to: UInt8.self), dst, Int(x2 - x1), table)
-                    } else {
-                        CoverageShader.shadeRow(src, into: dst, count: Int(x2 - x1), table: table)
-                    }
+                    let src = band.data + (y - Int(band.top)) * band.stride + Int(x1)
+                    kiosk_shade_row(src.assumingMemoryBound(to: UInt8.self), data + y * stride + Int(x1), Int(x2 - x1), table, b, g, r, a, stream)
                 }
             }
         }
         if streams { kiosk_stream_fence() }
-    }
-
-    /// No test for runs without coverage: their branch mispredicts where coverage and gaps
-    /// alternate (glyph edges), and a lookup costs about what a store of zeros does (measured
-    /// alike live).
-    @inline(__always)
-    private static func shadeRow(_ src: UnsafeRawPointer, into dst: UnsafeMutablePointer<UInt32>, count: Int,
-                                 table: UnsafePointer<UInt32>) {
-        let cov = src.assumingMemoryBound(to: UInt8.self)
-        let out = UnsafeMutableRawPointer(dst)
-        var i = 0
-        while i + 4 <= count {
-            let v = SIMD4<UInt32>(table[Int(cov[i])], table[Int(cov[i + 1])], table[Int(cov[i + 2])], table[Int(cov[i + 3])])
-            out.storeBytes(of: v, toByteOffset: i * 4, as: SIMD4<UInt32>.self)
-            i += 4
-        }
-        while i < count { dst[i] = table[Int(cov[i])]; i += 1 }
     }
 }
 
