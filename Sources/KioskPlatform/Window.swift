@@ -361,17 +361,35 @@ package final class Window {
     // MARK: Presentation feedback
 
     /// What the compositor did with the frames committed (wp_presentation, where offered):
-    /// shown on the output, or replaced before it was shown. A frame drawn is not a frame seen.
-    package private(set) var presentation = (presented: 0, discarded: 0)
+    /// shown on the output, or replaced before it was shown; `unfollowed`: committed while the
+    /// compositor still owed answers for `feedbackLimit` earlier frames, so not asked about.
+    /// A frame drawn is not a frame seen.
+    package private(set) var presentation = (presented: 0, discarded: 0, unfollowed: 0)
     package var offersPresentationFeedback: Bool { display.presentation != nil }
+    /// Feedback objects the compositor has not answered yet.
+    private var feedbackPending = 0
+    /// sway 1.7 on a headless output answers the first frame's (discarded) and then none: a
+    /// feedback object a frame piled up in both processes for as long as the kiosk ran. A
+    /// compositor that answers does so within a frame or two (weston: before the next frame).
+    static let feedbackLimit = 8
 
     private func requestPresentationFeedback() {
-        guard let p = display.presentation, let fb = wp_presentation_feedback(p, surface) else { return }
+        guard let p = display.presentation else { return }
+        guard feedbackPending < Window.feedbackLimit else {
+            if presentation.unfollowed == 0 {
+                log.notice("the compositor has not answered presentation feedback for \(feedbackPending) frames: not asking for more until it does")
+            }
+            presentation.unfollowed += 1
+            return
+        }
+        guard let fb = wp_presentation_feedback(p, surface) else { return }
         wp_presentation_feedback_add_listener(fb, Window.feedbackListener, ListenerToken.userData(for: self))
+        feedbackPending += 1
     }
     private static func feedbackDone(_ data: UnsafeMutableRawPointer?, _ fb: OpaquePointer?, presented: Bool) {
         if let w = ListenerToken.owner(data, as: Window.self) {
             if presented { w.presentation.presented += 1 } else { w.presentation.discarded += 1 }
+            w.feedbackPending -= 1
         }
         if let fb { wp_presentation_feedback_destroy(fb) }
         ListenerToken.release(data)

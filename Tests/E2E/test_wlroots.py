@@ -1,5 +1,7 @@
 """End-to-end under cage 0.1.4 and sway 1.7 (Debian 12's wlroots 0.15 kiosk compositors, headless,
 pixman): what screencopy (grim, wayvnc) captures is the whole kiosk, equal to `kiosk snapshot`."""
+import re
+import signal
 import subprocess
 import time
 
@@ -185,6 +187,24 @@ def test_sway_keys_and_pointer(sway):
         wait_until(lambda: count_color(sway.screenshot(), (0, 700, 1920, 1080), TERRAIN, tol=6) > 50000,
                    timeout=3, what="the lander after F2")
         assert unpainted(sway.screenshot()) < 0.001
+    finally:
+        k.close()
+
+
+def test_sway_unanswered_presentation_feedback_does_not_pile_up(sway):
+    # sway 1.7 on a headless output answers the first frame's feedback and no other: the kiosk
+    # asks for at most a few unanswered ones (each is an object in both processes), says so once,
+    # and its statistics line counts the frames it did not follow.
+    k = run_kiosk_as_user(sway, "--screensaver", "-v", env=sway.env(WAYLAND_DEBUG="1"))
+    try:
+        k.wait_for(r"first frame shown")
+        wait_until(lambda: len(re.findall(r"-> wl_surface@\d+\.commit", k.stderr)) >= 120, timeout=20, what="120 commits")
+        asked = len(re.findall(r"-> wp_presentation@\d+\.feedback", k.stderr))
+        answered = len(re.findall(r"wp_presentation_feedback@\d+\.(?:presented|discarded)", k.stderr))
+        assert asked <= answered + 8, f"{asked} feedback objects asked for, {answered} answered"
+        k.wait_for(r"has not answered presentation feedback for 8 frames")
+        k.proc.send_signal(signal.SIGUSR1)
+        k.wait_for(r"stats: .* not followed \(no presentation feedback\)")
     finally:
         k.close()
 
