@@ -6,11 +6,11 @@ import KioskCore
 /// row at a time in `kiosk_shade_row` (CRender): sixteen pixels at a time with SSE2 arithmetic,
 /// the rest from a 256-entry table of finished pixels.
 ///
-/// Why not pixman: its SSE2 path (SRC, solid × a8 → 32 bpp) is generic over operators and
-/// formats, and the pass is bound by its stores into the shared buffer: whole sixteen-byte
-/// stores, and into a buffer the compositor reads, stores that bypass the cache. Pixel for
-/// pixel the same result: each channel is pixman's `MUL_UN8(channel, coverage)`, alpha
-/// included (the unused byte of an XRGB pixel holds the coverage, as before).
+/// Why not pixman (SRC, solid × a8 → 32 bpp): the pass is bound by its stores into the shared
+/// buffer, and pixman can neither store past the cache into a buffer the compositor reads nor
+/// be told the colour is one: the lookups beat it live under weston, the computed rows match
+/// them. Pixel for pixel the same result: each channel is pixman's `MUL_UN8(channel,
+/// coverage)`, alpha included (the unused byte of an XRGB pixel holds the coverage, as before).
 struct CoverageShader {
     /// The finished pixel for each coverage value (a row's head and tail).
     private let table: [UInt32]

@@ -36,7 +36,10 @@ static inline void kiosk_shade16(const uint8_t *cov, __m128i out[4], const __m12
 /* One row of CoverageShader's pass: dst[i] = the colour (8-bit channels `blue` ... `alpha`)
  * times cov[i] for i < count, as `table[cov[i]]` holds it: sixteen pixels at a time computed,
  * the rest looked up. (Computed or looked up cost the same live; computed was a few per cent
- * faster headless, 200 labels ~1,130 -> ~1,100 us a frame.)
+ * faster headless, 200 labels ~1,130 -> ~1,100 us a frame.) Every pixel is written: a test
+ * for pixels without coverage mispredicts where coverage and gaps alternate (glyph edges), and
+ * reading sixteen old pixels to skip them where both are background was slower live (those
+ * loads miss just as the stores did).
  *
  * `stream`: dst is a buffer another process reads next (the compositor), and whole 64-byte
  * lines are written with non-temporal stores. Why: an ordinary store first reads the line in
