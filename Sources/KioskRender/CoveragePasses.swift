@@ -12,10 +12,8 @@ import KioskCore
 /// them. Pixel for pixel the same result: each channel is pixman's `MUL_UN8(channel,
 /// coverage)`, alpha included (the unused byte of an XRGB pixel holds the coverage, as before).
 struct CoverageShader {
-    /// The finished pixel for each coverage value (a row's head and tail).
+    /// The finished pixel for each coverage value.
     private let table: [UInt32]
-    /// The colour's blue, green, red and alpha in 8 bits.
-    private let channels: (UInt8, UInt8, UInt8, UInt8)
     private let data: UnsafeMutablePointer<UInt32>
     /// The target's row length in pixels and its size.
     private let stride: Int
@@ -34,7 +32,6 @@ struct CoverageShader {
         size = PixelSize(width: pixman_image_get_width(target), height: pixman_image_get_height(target))
         // pixman's solid colour in 8 bits per channel (the high byte of each 16-bit one).
         let c = [color.alpha, color.red, color.green, color.blue].map { UInt32($0 >> 8) }
-        channels = (UInt8(c[3]), UInt8(c[2]), UInt8(c[1]), UInt8(c[0]))
         table = (0...255).map { (a: UInt32) -> UInt32 in
             c.reduce(0) { pixel, ch in
                 let t = ch * a + 0x80
@@ -47,7 +44,7 @@ struct CoverageShader {
     /// holds now (its data as wide as the target).
     func shade(_ band: CoverageBand, clipRects: [PixelRect]) {
         let width = min(band.width, size.width)
-        let (b, g, r, a) = channels, stream: Int32 = streams ? 1 : 0
+        let stream: Int32 = streams ? 1 : 0
         table.withUnsafeBufferPointer { t in
             let table = t.baseAddress!
             for rect in clipRects {
@@ -56,7 +53,7 @@ struct CoverageShader {
                 guard y1 < y2, x1 < x2 else { continue }
                 for y in Int(y1)..<Int(y2) {
                     let src = band.data + (y - Int(band.top)) * band.stride + Int(x1)
-                    kiosk_shade_row(src.assumingMemoryBound(to: UInt8.self), data + y * stride + Int(x1), Int(x2 - x1), table, b, g, r, a, stream)
+                    kiosk_shade_row(src.assumingMemoryBound(to: UInt8.self), data + y * stride + Int(x1), Int(x2 - x1), table, stream)
                 }
             }
         }

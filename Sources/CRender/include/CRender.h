@@ -33,9 +33,9 @@ static inline void kiosk_shade16(const uint8_t *cov, __m128i out[4], const __m12
 }
 #endif
 
-/* One row of CoverageShader's pass: dst[i] = the colour (8-bit channels `blue` ... `alpha`)
- * times cov[i] for i < count, as `table[cov[i]]` holds it: sixteen pixels at a time computed,
- * the rest looked up. (Computed or looked up cost the same live; computed was a few per cent
+/* One row of CoverageShader's pass: dst[i] = the colour times cov[i] for i < count, as
+ * `table[cov[i]]` holds it (table[255] is the colour itself): sixteen pixels at a time
+ * computed, the rest looked up. (Computed or looked up cost the same live; computed was a few per cent
  * faster headless, 200 labels ~1,130 -> ~1,100 us a frame.) Every pixel is written: a test
  * for pixels without coverage mispredicts where coverage and gaps alternate (glyph edges), and
  * reading sixteen old pixels to skip them where both are background was slower live (those
@@ -50,11 +50,12 @@ static inline void kiosk_shade16(const uint8_t *cov, __m128i out[4], const __m12
  * 9.5 %. A row's partial lines at either end use ordinary stores (a partly streamed line costs
  * a read at the memory instead). Call kiosk_stream_fence() before the buffer is handed over.
  * CPUs without SSE2 look every pixel up and store it plainly. */
-static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count, const uint32_t *table,
-                                   uint8_t blue, uint8_t green, uint8_t red, uint8_t alpha, int stream) {
+static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count, const uint32_t *table, int stream) {
     long i = 0;
 #if defined(__SSE2__)
-    __m128i bgra[4] = { _mm_set1_epi16(blue), _mm_set1_epi16(green), _mm_set1_epi16(red), _mm_set1_epi16(alpha) };
+    uint32_t c = table[255];
+    __m128i bgra[4] = { _mm_set1_epi16((short)(c & 0xff)), _mm_set1_epi16((short)(c >> 8 & 0xff)),
+                        _mm_set1_epi16((short)(c >> 16 & 0xff)), _mm_set1_epi16((short)(c >> 24)) };
     __m128i px[4];
     if (stream) {
         while (i < count && ((uintptr_t)(dst + i) & 63)) { dst[i] = table[cov[i]]; i++; }
@@ -69,7 +70,7 @@ static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count
         }
     }
 #else
-    (void)blue; (void)green; (void)red; (void)alpha; (void)stream;
+    (void)stream;
 #endif
     for (; i < count; i++) dst[i] = table[cov[i]];
 }
