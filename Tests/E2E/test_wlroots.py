@@ -202,7 +202,7 @@ def test_sway_unanswered_presentation_feedback_does_not_pile_up(sway):
         asked = len(re.findall(r"-> wp_presentation@\d+\.feedback", k.stderr))
         answered = len(re.findall(r"wp_presentation_feedback@\d+\.(?:presented|discarded)", k.stderr))
         assert asked <= answered + 8, f"{asked} feedback objects asked for, {answered} answered"
-        k.wait_for(r"has not answered presentation feedback for 8 frames")
+        k.wait_for(r"has not answered presentation feedback for 8 followed frames")
         k.proc.send_signal(signal.SIGUSR1)
         k.wait_for(r"stats: .* not followed \(no presentation feedback\)")
     finally:

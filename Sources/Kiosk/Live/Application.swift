@@ -242,18 +242,21 @@ final class Application: WindowDelegate, InputSink {
     }
 
     private var statsSince = MonotonicClock.now()
-    private var statsPresented = (presented: 0, discarded: 0, unfollowed: 0)
+    private var statsPresented = (followed: 0, presented: 0, discarded: 0, skipped: 0)
     private func logDrawStats() {
         let now = MonotonicClock.now(), span = max(1e-3, now - statsSince)
         statsSince = now
         guard let d = stage?.takeDrawStats() else { return }
         let mean = d.frames > 0 ? d.seconds / Double(d.frames) * 1000 : 0
-        // What the compositor reported showing (wp_presentation), since the last line.
-        let p = window.presentation, shown = p.presented - statsPresented.presented, dropped = p.discarded - statsPresented.discarded
-        let unfollowed = p.unfollowed - statsPresented.unfollowed
+        // What the compositor reported showing (wp_presentation) of the frames followed since
+        // the last line (one in `Window.feedbackEvery`).
+        let p = window.presentation, q = statsPresented
         statsPresented = p
-        var seen = window.offersPresentationFeedback ? ", \(shown) shown (\(String(format2: Double(shown) / span)) fps), \(dropped) discarded" : ""
-        if unfollowed > 0 { seen += ", \(unfollowed) not followed (no presentation feedback)" }
+        var seen = ""
+        if window.offersPresentationFeedback {
+            seen = ", \(p.followed - q.followed) followed (1 in \(Window.feedbackEvery)): \(p.presented - q.presented) shown, \(p.discarded - q.discarded) discarded"
+            if p.skipped > q.skipped { seen += ", \(p.skipped - q.skipped) not followed (no presentation feedback)" }
+        }
         log.notice("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
     }
 
