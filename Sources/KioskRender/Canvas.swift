@@ -324,7 +324,8 @@ extension Canvas {
     /// overlap: two at 0.75 make 1.0 where blending would make 0.94, a difference no one sees.
     /// The coverage buffer is one band of rows reused down the screen: small enough to stay in
     /// the CPU's cache (and ~2 MB less memory at 1080p than a full-screen one). On black, one
-    /// pass writes the finished pixels, looked up by coverage (`CoverageShader`); it leaves the
+    /// pass writes colour × coverage (`CoverageShader`; into the compositor's buffer with
+    /// stores that bypass the cache); it leaves the
     /// coverage in the unused byte of an XRGB pixel, which displays ignore (and which weston's
     /// screenshots show as alpha).
     public func drawCoverage(_ items: [MaskPlacement], color: Color, background: Color, alpha: Double = 1) {

@@ -3,17 +3,17 @@ import CRender
 import KioskCore
 
 /// Colour × coverage for one opaque colour on black (`Canvas.drawCoverage`'s last pass), one
-/// row at a time in `kiosk_shade_row` (CRender): sixteen pixels at a time with SSE2 arithmetic,
-/// the rest from a 256-entry table of finished pixels.
+/// row at a time in `kiosk_shade_row` (CRender): sixteen pixels at a time with SSE2 arithmetic.
 ///
 /// Why not pixman (SRC, solid × a8 → 32 bpp): the pass is bound by its stores into the shared
 /// buffer, and pixman can neither store past the cache into a buffer the compositor reads nor
-/// be told the colour is one: the lookups beat it live under weston, the computed rows match
-/// them. Pixel for pixel the same result: each channel is pixman's `MUL_UN8(channel,
-/// coverage)`, alpha included (the unused byte of an XRGB pixel holds the coverage, as before).
+/// be told the colour is one: a table lookup per pixel beat it live under weston, and the
+/// computed rows match the lookups. Pixel for pixel the same result: each channel is pixman's
+/// `MUL_UN8(channel, coverage)`, alpha included (the unused byte of an XRGB pixel holds the
+/// coverage, as before).
 struct CoverageShader {
-    /// The finished pixel for each coverage value.
-    private let table: [UInt32]
+    /// The colour as an a8r8g8b8 pixel, 8 bits a channel.
+    private let color: UInt32
     private let data: UnsafeMutablePointer<UInt32>
     /// The target's row length in pixels and its size.
     private let stride: Int
@@ -31,13 +31,7 @@ struct CoverageShader {
         stride = Int(pixman_image_get_stride(target)) / 4
         size = PixelSize(width: pixman_image_get_width(target), height: pixman_image_get_height(target))
         // pixman's solid colour in 8 bits per channel (the high byte of each 16-bit one).
-        let c = [color.alpha, color.red, color.green, color.blue].map { UInt32($0 >> 8) }
-        table = (0...255).map { (a: UInt32) -> UInt32 in
-            c.reduce(0) { pixel, ch in
-                let t = ch * a + 0x80
-                return pixel << 8 | ((t >> 8) + t) >> 8
-            }
-        }
+        self.color = UInt32(color.alpha >> 8) << 24 | UInt32(color.red >> 8) << 16 | UInt32(color.green >> 8) << 8 | UInt32(color.blue >> 8)
     }
 
     /// Shades the parts of `clipRects` (pixels, within the target) that lie in the rows `band`
@@ -45,16 +39,13 @@ struct CoverageShader {
     func shade(_ band: CoverageBand, clipRects: [PixelRect]) {
         let width = min(band.width, size.width)
         let stream: Int32 = streams ? 1 : 0
-        table.withUnsafeBufferPointer { t in
-            let table = t.baseAddress!
-            for rect in clipRects {
-                let y1 = max(rect.y, band.top), y2 = min(rect.y + rect.height, band.top + band.rows)
-                let x1 = max(rect.x, 0), x2 = min(rect.x + rect.width, width)
-                guard y1 < y2, x1 < x2 else { continue }
-                for y in Int(y1)..<Int(y2) {
-                    let src = band.data + (y - Int(band.top)) * band.stride + Int(x1)
-                    kiosk_shade_row(src.assumingMemoryBound(to: UInt8.self), data + y * stride + Int(x1), Int(x2 - x1), table, stream)
-                }
+        for rect in clipRects {
+            let y1 = max(rect.y, band.top), y2 = min(rect.y + rect.height, band.top + band.rows)
+            let x1 = max(rect.x, 0), x2 = min(rect.x + rect.width, width)
+            guard y1 < y2, x1 < x2 else { continue }
+            for y in Int(y1)..<Int(y2) {
+                let src = band.data + (y - Int(band.top)) * band.stride + Int(x1)
+                kiosk_shade_row(src.assumingMemoryBound(to: UInt8.self), data + y * stride + Int(x1), Int(x2 - x1), color, stream)
             }
         }
         if streams { kiosk_stream_fence() }

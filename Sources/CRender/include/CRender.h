@@ -33,13 +33,23 @@ static inline void kiosk_shade16(const uint8_t *cov, __m128i out[4], const __m12
 }
 #endif
 
-/* One row of CoverageShader's pass: dst[i] = the colour times cov[i] for i < count, as
- * `table[cov[i]]` holds it (table[255] is the colour itself): sixteen pixels at a time
- * computed, the rest looked up. (Computed or looked up cost the same live; computed was a few per cent
- * faster headless, 200 labels ~1,130 -> ~1,100 us a frame.) Every pixel is written: a test
- * for pixels without coverage mispredicts where coverage and gaps alternate (glyph edges), and
- * reading sixteen old pixels to skip them where both are background was slower live (those
- * loads miss just as the stores did).
+/* One pixel: each 8-bit channel of `color` (an a8r8g8b8 value) times coverage `a`, as pixman's
+ * MUL_UN8 rounds it. For a row's head and tail, and CPUs without SSE2. */
+static inline uint32_t kiosk_shade1(uint8_t a, uint32_t color) {
+    uint32_t out = 0;
+    for (int shift = 0; shift < 32; shift += 8) {
+        uint32_t t = (color >> shift & 0xff) * a + 0x80;
+        out |= ((t >> 8) + t) >> 8 << shift;
+    }
+    return out;
+}
+
+/* One row of CoverageShader's pass: dst[i] = `color` (opaque, a8r8g8b8) times cov[i] for
+ * i < count, sixteen pixels at a time. (Computed or looked up in a table of 256 finished pixels
+ * cost the same live; computed was a few per cent faster headless, 200 labels ~1,130 -> ~1,100
+ * us a frame.) Every pixel is written: a test for pixels without coverage mispredicts where
+ * coverage and gaps alternate (glyph edges), and reading sixteen old pixels to skip them where
+ * both are background was slower live (those loads miss just as the stores did).
  *
  * `stream`: dst is a buffer another process reads next (the compositor), and whole 64-byte
  * lines are written with non-temporal stores. Why: an ordinary store first reads the line in
@@ -49,16 +59,15 @@ static inline void kiosk_shade16(const uint8_t *cov, __m128i out[4], const __m12
  * kiosk 3.9-4.3 -> 3.1-3.3 % of a core; 200 words, the kiosk 8.0 -> 7.1 % and weston 10.1 ->
  * 9.5 %. A row's partial lines at either end use ordinary stores (a partly streamed line costs
  * a read at the memory instead). Call kiosk_stream_fence() before the buffer is handed over.
- * CPUs without SSE2 look every pixel up and store it plainly. */
-static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count, const uint32_t *table, int stream) {
+ * CPUs without SSE2 compute every pixel alone and store it plainly. */
+static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count, uint32_t color, int stream) {
     long i = 0;
 #if defined(__SSE2__)
-    uint32_t c = table[255];
-    __m128i bgra[4] = { _mm_set1_epi16((short)(c & 0xff)), _mm_set1_epi16((short)(c >> 8 & 0xff)),
-                        _mm_set1_epi16((short)(c >> 16 & 0xff)), _mm_set1_epi16((short)(c >> 24)) };
+    __m128i bgra[4] = { _mm_set1_epi16((short)(color & 0xff)), _mm_set1_epi16((short)(color >> 8 & 0xff)),
+                        _mm_set1_epi16((short)(color >> 16 & 0xff)), _mm_set1_epi16((short)(color >> 24)) };
     __m128i px[4];
     if (stream) {
-        while (i < count && ((uintptr_t)(dst + i) & 63)) { dst[i] = table[cov[i]]; i++; }
+        while (i < count && ((uintptr_t)(dst + i) & 63)) { dst[i] = kiosk_shade1(cov[i], color); i++; }
         for (; i + 16 <= count; i += 16) {
             kiosk_shade16(cov + i, px, bgra);
             for (int k = 0; k < 4; k++) _mm_stream_si128((__m128i *)(dst + i) + k, px[k]);
@@ -72,7 +81,7 @@ static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count
 #else
     (void)stream;
 #endif
-    for (; i < count; i++) dst[i] = table[cov[i]];
+    for (; i < count; i++) dst[i] = kiosk_shade1(cov[i], color);
 }
 
 /* Orders the streamed stores before any later store (the commit that hands the buffer over). */
