@@ -42,8 +42,9 @@ deps:
 # runs once start-up code is handed back (FilePages), then the rest a running kiosk executes,
 # first, so they share pages. The kernel maps a program's code 64 KiB around each page it first
 # touches, so scattered functions kept most of the 10 MB of code resident (5.1 -> 4.1 MiB
-# resident at the peers' screensaver; 2.3 MiB once start-up's code is handed back). Our modules are compiled with one
-# section per function so that the linker can move them one by one; the list is regenerated
+# resident at the peers' screensaver; 2.3 MiB once start-up's code is handed back). Our
+# modules are compiled with one section per function so that the linker can move them one by
+# one; the list is regenerated
 # with Tests/E2E/tools/link_order.py, and a name it no longer finds only loses its place.
 # EXTRA_LINK adds link flags for one build (link_order.py asks for a link map with it).
 STATIC_CXX := $(BUILD)/static-cxx
