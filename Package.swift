@@ -72,7 +72,10 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskTests",
-            dependencies: ["Kiosk", "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform"],
+            dependencies: [
+                "Kiosk", "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Tests/KioskTests",
             exclude: ["Golden"]
         ),

@@ -27,9 +27,14 @@ struct KioskCommand: ParsableCommand {
     /// when the command will draw text (the kiosk itself, snapshots, benchmarks): its ~5 ms are
     /// the longest wait before the first frame (`Tests/E2E/tools/first_frame.py`).
     static func main() {
-        let words = CommandLine.arguments.dropFirst()
+        let words = Array(CommandLine.arguments.dropFirst())
         let drawsNothing = ["check-config", "help", "--help", "-h", "--version"]
         if !words.contains(where: drawsNothing.contains) { FontCache.initializeInBackground() }
+        // The kiosk as a panel starts it: straight to work (see `RunArguments`).
+        if let plain = RunArguments(words) {
+            do { try Run.launch(plain) } catch { exit(withError: error) }
+            return
+        }
         main(nil)
     }
 }
@@ -65,14 +70,20 @@ extension KioskCommand {
         @Flag(name: .shortAndLong, help: "Log input, configures and frame timing.")
         var verbose = false
 
-        func run() throws {
+        var arguments: RunArguments {
+            RunArguments(scene: scene, idleTimeout: idleTimeout, config: config, screensaver: screensaver, rotate: rotate, verbose: verbose)
+        }
+
+        func run() throws { try Run.launch(arguments) }
+
+        static func launch(_ a: RunArguments) throws {
             let start = MonotonicClock.nanoseconds()
-            let log = makeLogger(verbose: verbose)
+            let log = makeLogger(verbose: a.verbose)
             do {
-                if let t = idleTimeout, !(t >= 0 && t.isFinite) { throw fail(log, "--idle-timeout \(t): expected 0 (never) or more seconds") }
-                if let r = rotate, ![0, 90, 180, 270].contains(r) { throw fail(log, "--rotate \(r): expected 0, 90, 180 or 270") }
-                let overrides = Overrides(scene: scene, idleTimeout: idleTimeout, rotate: rotate.map { $0 / 90 })
-                let app = try Application(configPath: config, overrides: overrides, startInScreensaver: screensaver, log: log, startNS: start)
+                if let t = a.idleTimeout, !(t >= 0 && t.isFinite) { throw fail(log, "--idle-timeout \(t): expected 0 (never) or more seconds") }
+                if let r = a.rotate, ![0, 90, 180, 270].contains(r) { throw fail(log, "--rotate \(r): expected 0, 90, 180 or 270") }
+                let overrides = Overrides(scene: a.scene, idleTimeout: a.idleTimeout, rotate: a.rotate.map { $0 / 90 })
+                let app = try Application(configPath: a.config, overrides: overrides, startInScreensaver: a.screensaver, log: log, startNS: start)
                 let code = try app.run()
                 if code != 0 { throw ExitCode(code) }
             } catch let e as PlatformError {
