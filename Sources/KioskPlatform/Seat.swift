@@ -93,9 +93,12 @@ package final class Seat {
     private let xkbContext: OpaquePointer?
     private var keymap: OpaquePointer?
     private var xkbState: OpaquePointer?
-    /// The keymap text as the compositor sent it, compiled on the first keyboard event: compiling
-    /// takes ~2 ms, which would otherwise sit on the path to the first frame.
+    /// The keymap text as the compositor sent it, compiled on the first key: compiling takes
+    /// ~2 ms, which would otherwise sit on the path to the first frame (the focus, and with it a
+    /// `modifiers` event, can come before it is drawn).
     private var pendingKeymap: [CChar]?
+    /// Modifier state the compositor sent while the keymap waited: applied once it is compiled.
+    private var pendingModifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32)?
     private(set) var repeatRate: Int32 = 25
     private(set) var repeatDelay: Int32 = 600
     private var repeatTimer: EventLoop.TimerID?
@@ -215,6 +218,8 @@ package final class Seat {
         if let keymap { xkb_keymap_unref(keymap) }
         keymap = km
         xkbState = st
+        if let m = pendingModifiers { xkb_state_update_mask(st, m.depressed, m.latched, m.locked, 0, 0, m.group) }
+        pendingModifiers = nil
     }
 
     private var modifiers: Modifiers {
@@ -344,7 +349,7 @@ package final class Seat {
         },
         modifiers: { data, _, _, dep, lat, lock, group in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
-            s.compileKeymapIfNeeded()
+            if s.pendingKeymap != nil { s.pendingModifiers = (dep, lat, lock, group); return }
             guard let st = s.xkbState else { return }
             xkb_state_update_mask(st, dep, lat, lock, 0, 0, group)
         },
