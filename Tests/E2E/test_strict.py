@@ -327,6 +327,18 @@ def test_seat_capabilities_come_and_go(strict):
         k.close()
 
 
+def test_a_modifier_held_when_the_kiosk_gets_the_keyboard_applies_to_its_first_key(strict):
+    """The kiosk compiles the compositor's keymap only at the first key (a touch-only panel never
+    needs it); the modifier state sent before that, with the keyboard focus, must not be lost."""
+    strict.send("keydown 42")  # Shift, held down before the kiosk is even there
+    with start(strict, "--scene", "touch", "--idle-timeout", "0") as k:
+        strict.send("key 30")
+        k.wait_for(r'key pressed: keysym=0x41 text="A"')
+        strict.send("keyup 42", "key 30")
+        k.wait_for(r'key pressed: keysym=0x61 text="a"')
+        strict.assert_clean()
+
+
 def test_touch_sequences_a_compositor_might_send(strict):
     with start(strict, "--scene", "touch", "--idle-timeout", "0") as k:
         # No frame events at all (some compositors): the last up still ends the gesture.
