@@ -127,7 +127,7 @@ generate:
 	./Protocols/generate.sh
 
 # The whole-system cost table (live, kiosk and compositor CPU, PSS; several minutes), then the
-# headless frame timings. BENCH_ARGS=--quick for a rough table in about two minutes.
+# headless frame timings. BENCH_ARGS=--quick for a rougher table in about five minutes.
 bench: deps build tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_STRICT=$(abspath $(STRICT)) $(PYTHON) Tests/E2E/tools/bench_table.py $(BENCH_ARGS)
 	$(KIOSK) bench --scene words --items 200 --label-size 333 --phrases 16 --frames 1000

@@ -17,9 +17,9 @@ const struct wl_interface *kiosk_zwp_idle_inhibit_manager_v1_interface(void);
 const struct wl_interface *kiosk_zwlr_output_power_manager_v1_interface(void);
 const struct wl_interface *kiosk_zxdg_decoration_manager_v1_interface(void);
 
-/* An anonymous shared-memory file of `size` bytes for wl_shm: memfd with CLOEXEC, grown to size
- * and sealed against shrinking so the compositor's mapping can never SIGBUS. Returns -1 with
- * errno set on failure. */
+/* An anonymous shared-memory file of `size` bytes for wl_shm: memfd with CLOEXEC, grown to size,
+ * its pages allocated, and sealed against shrinking so the compositor's mapping can never
+ * SIGBUS. Returns -1 with errno set on failure (ENOSPC, ENOMEM: no memory for the pages). */
 int kiosk_shm_create(const char *name, size_t size);
 
 /* CLOCK_MONOTONIC timerfd (non-blocking, cloexec). */
