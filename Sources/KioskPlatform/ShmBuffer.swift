@@ -58,7 +58,7 @@ final class ShmBuffer {
         // One call that maps every page writable (Linux 5.14; the pages themselves are already
         // allocated, `kiosk_shm_create`): no fault taken and returned from per page. Older
         // kernels: a store per page.
-        if madvise(memory, byteCount, 23 /* MADV_POPULATE_WRITE */) == 0 { return }
+        if madvise(memory, byteCount, MADV_POPULATE_WRITE) == 0 { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         var off = 0
         while off < byteCount {
