@@ -7,8 +7,9 @@
 /// first type lookup scans every protocol conformance in the binary, most of them the statically
 /// linked Foundation's. Anything this does not read exactly (help, `--version`, a subcommand, an
 /// unknown, repeated or malformed option, a value starting with `-`) still goes to
-/// ArgumentParser, which explains what is wrong. `RunArgumentsTests` check that both read every
-/// command line alike and that this knows every option `run` has.
+/// ArgumentParser, which explains what is wrong. `RunArgumentsTests` check that both read a set
+/// of command lines alike, that the rest is handed over, and that this knows every option `run`
+/// has.
 struct RunArguments: Equatable {
     var scene: String?
     var idleTimeout: Double?
