@@ -43,16 +43,12 @@ package final class Window {
     private(set) var scale = 1
     private var committedScale: Int32 = 1
     /// Quarter turns clockwise from surface to buffer: the output's own rotation, so the buffer
-    /// is drawn in the panel's orientation and the compositor shows it without a rotation pass.
-    /// Only while `preRotates` (flipped outputs are always left to the compositor).
+    /// is drawn in the panel's orientation and the compositor shows it without a rotation pass
+    /// (flipped outputs are left to the compositor). Above Platform frames are drawn straight
+    /// into the turned buffer (`Canvas.turned`): under weston a rotated output then costs the
+    /// compositor what an upright one does, where turning every damaged pixel itself doubled
+    /// its share. With app rotation the two turns fold into one, or cancel out.
     private(set) package var bufferRotation = 0
-    /// Whether to pre-rotate buffers for a rotated output. The app turns its frames with a
-    /// full copy of what changed, which costs more than the compositor's own rotation (measured
-    /// under weston: 4–8 ms a frame at 1080p), so the owner sets this only when frames are
-    /// copied turned anyway (app rotation): then the two turns fold into one, or cancel out.
-    package var preRotates = false {
-        didSet { if preRotates != oldValue { lastInfo = nil; publishInfo() } }
-    }
     private var committedTransform: Int32 = 0
     /// Buffers stored bottom row first, for a compositor that mishandles direct scan-out
     /// (`Quirks.flipsBuffers`); invisible above Platform.
@@ -115,7 +111,7 @@ package final class Window {
     package func prepareBuffer(logicalSize: Size, scale: Int) {
         let w = Int32((logicalSize.width * Double(scale)).rounded()), h = Int32((logicalSize.height * Double(scale)).rounded())
         // In the panel's orientation, as the frames will be (see `bufferRotation`).
-        let turned = preRotates && Window.bufferRotation(outputTransform: display.expectedOutputTransform) % 2 == 1
+        let turned = Window.bufferRotation(outputTransform: display.expectedOutputTransform) % 2 == 1
         let px = turned ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
         let flip = Quirks.flipsBuffers(output: display.primaryOutput, announced: display.announced)
         guard px.width > 0, px.height > 0, let b = try? chain.acquire(size: px, flipped: flip) else { return }
@@ -160,7 +156,7 @@ package final class Window {
             flipsBuffers = flip
             if flip { log.info("buffers go out flipped: this compositor shows a directly scanned-out buffer stale (see Quirks.flipsBuffers)") }
         }
-        let turns = preRotates ? Window.bufferRotation(outputTransform: o?.transform ?? 0) : 0
+        let turns = Window.bufferRotation(outputTransform: o?.transform ?? 0)
         if turns != bufferRotation { bufferRotation = turns; lastInfo = nil }
         let fitted = Window.fitting(requestedSize, scale: scale)
         if fitted != size {

@@ -7,9 +7,17 @@ import KioskCore
 /// Drawing into a pixman image in logical points. Every operation converts to device pixels with
 /// `scale` and honours the clip, so a renderer can clip to the frame's damage and then simply
 /// draw everything: pixman discards what falls outside.
+///
+/// A canvas may be turned (`turned(by:size:)`): its points then map through quarter turns onto
+/// the target, so a scene laid out upright draws straight into a buffer in the panel's own
+/// orientation (a rotated output) with no upright copy and no turned copy of it. Shapes are
+/// rasterized in the target's orientation, text masks are kept turned (`TextMask`), and only
+/// images (layers) are copied turned, unfiltered: a quarter turn maps pixel centres onto pixel
+/// centres.
 public final class Canvas {
     let target: OpaquePointer
     public let scale: Int
+    /// The target's size in pixels (turned, when the canvas is).
     public let pixelSize: PixelSize
     private var clipBounds: PixelRect?
     /// Rasterized shapes to reuse; without one every shape is rasterized on each draw.
@@ -26,22 +34,101 @@ public final class Canvas {
     /// bypass this CPU's cache (`CoverageShader`).
     let targetIsShared: Bool
 
+    /// Points → target pixels when the canvas is turned; nil when it is upright (points are
+    /// then only scaled).
+    private let turn: AffineTransform?
+    /// Quarter turns clockwise from the canvas' points to its target, 0...3.
+    public let quarterTurns: Int
+    /// Whether the canvas leaves the target's clip as it is when it goes (a turned canvas
+    /// borrows the clip of the canvas it was made from).
+    private let borrowsClip: Bool
+
     /// A canvas over a raw pixman image, e.g. one wrapping a wl_shm buffer (`shared`).
     package init(target: OpaquePointer, scale: Int, shared: Bool = false) {
         self.target = target
         targetIsShared = shared
         self.scale = max(1, scale)
         pixelSize = PixelSize(width: pixman_image_get_width(target), height: pixman_image_get_height(target))
+        size = Size(width: Double(pixelSize.width) / Double(self.scale), height: Double(pixelSize.height) / Double(self.scale))
+        turn = nil
+        quarterTurns = 0
+        borrowsClip = false
     }
 
-    deinit { pixman_image_set_clip_region32(target, nil) }
-
-    /// Logical size of the canvas.
-    public var size: Size {
-        Size(width: Double(pixelSize.width) / Double(scale), height: Double(pixelSize.height) / Double(scale))
+    private init(turning base: Canvas, by t: AffineTransform, quarterTurns: Int, size: Size) {
+        target = base.target
+        targetIsShared = base.targetIsShared
+        scale = base.scale
+        pixelSize = base.pixelSize
+        self.size = size
+        turn = t.concatenating(AffineTransform(scaleX: Double(base.scale), y: Double(base.scale)))
+        self.quarterTurns = quarterTurns
+        borrowsClip = true
+        clip = base.clip
+        clipBounds = base.clipBounds
+        cache = base.cache
+        _keepAlive = base
     }
 
-    /// The current clip region (pixels), if any.
+    /// This canvas' target seen through `transform` (points of a `size` space → this canvas'
+    /// points): a quarter turn and a translation (rounded to whole pixels), such as a rotated
+    /// output's. Nil for any other transform, or when this canvas is turned already. The
+    /// turned canvas starts with this one's clip; clip changes made through it apply to the
+    /// target (restore them before drawing here again).
+    public func turned(by transform: AffineTransform, size: Size) -> Canvas? {
+        guard turn == nil, let k = Canvas.quarterTurns(of: transform) else { return nil }
+        let s = Double(scale)
+        var t = transform
+        t.tx = (t.tx * s).rounded() / s
+        t.ty = (t.ty * s).rounded() / s
+        return Canvas(turning: self, by: t, quarterTurns: k, size: size)
+    }
+
+    /// Clockwise quarter turns of `t`'s linear part, or nil when it is not one exactly.
+    static func quarterTurns(of t: AffineTransform) -> Int? {
+        switch (t.a, t.b, t.c, t.d) {
+        case (1, 0, 0, 1): return 0
+        case (0, 1, -1, 0): return 1
+        case (-1, 0, 0, -1): return 2
+        case (0, -1, 1, 0): return 3
+        default: return nil
+        }
+    }
+
+    deinit { if !borrowsClip { pixman_image_set_clip_region32(target, nil) } }
+
+    /// Logical size of the canvas (upright, when the canvas is turned).
+    public let size: Size
+
+    /// `rect` (points) in target pixels: the pixels it touches.
+    public func pixelBounds(of rect: Rect) -> PixelRect {
+        guard let turn else { return rect.pixelBounds(scale: scale) }
+        return turn.apply(rect).pixelBounds(scale: 1)
+    }
+
+    /// `p` (points) in target pixels.
+    @inline(__always)
+    private func device(_ p: Point) -> (x: Double, y: Double) {
+        guard let turn else { return (p.x * Double(scale), p.y * Double(scale)) }
+        let q = turn.apply(p)
+        return (q.x, q.y)
+    }
+
+    /// A rectangle of pixels in the canvas' upright pixel space (points × scale) as target
+    /// pixels (in whole numbers: through points, a third of a pixel at scale 3 could round a
+    /// mask one pixel off).
+    private func devicePixels(_ r: PixelRect) -> PixelRect {
+        guard let turn else { return r }
+        // The turn's linear part without the scale: 0 or ±1 each.
+        let s = Int32(scale)
+        let a = Int32(turn.a) / s, b = Int32(turn.b) / s, c = Int32(turn.c) / s, d = Int32(turn.d) / s
+        let tx = Int32(turn.tx.rounded()), ty = Int32(turn.ty.rounded())
+        let x1 = a * r.x + c * r.y + tx, y1 = b * r.x + d * r.y + ty
+        let x2 = a * (r.x + r.width) + c * (r.y + r.height) + tx, y2 = b * (r.x + r.width) + d * (r.y + r.height) + ty
+        return PixelRect(x: min(x1, x2), y: min(y1, y2), width: abs(x2 - x1), height: abs(y2 - y1))
+    }
+
+    /// The current clip region (target pixels), if any.
     public private(set) var clip: Region?
 
     /// Restricts drawing to `region` (pixels), or lifts the restriction with nil.
@@ -63,7 +150,7 @@ public final class Canvas {
 
     /// False when `rect` (logical) cannot touch the clip: callers skip expensive work with it.
     public func isVisible(_ rect: Rect) -> Bool {
-        let p = rect.pixelBounds(scale: scale)
+        let p = pixelBounds(of: rect)
         guard let c = clipBounds else { return !p.isEmpty }
         return p.x < c.x + c.width && c.x < p.x + p.width && p.y < c.y + c.height && c.y < p.y + p.height
     }
@@ -72,7 +159,7 @@ public final class Canvas {
 
     /// Fills `rect` with `color` (replacing when opaque, blending when translucent).
     public func fill(_ rect: Rect, color: Color) {
-        let p = rect.pixelBounds(scale: scale)
+        let p = pixelBounds(of: rect)
         guard !p.isEmpty, color.alpha > 0 else { return }
         var c = color.pixman
         var box = pixman_box32_t(x1: p.x, y1: p.y, x2: p.x + p.width, y2: p.y + p.height)
@@ -95,9 +182,10 @@ public final class Canvas {
     public func fillCircle(center: Point, radius: Double, color: Color) {
         guard radius > 0, color.alpha > 0 else { return }
         if let cache, let mask = cache.disc(radiusPixels: radius * Double(scale)) {
-            let half = mask.pixelSize.width / 2
-            let x = Int32((center.x * Double(scale)).rounded()) - half
-            let y = Int32((center.y * Double(scale)).rounded()) - half
+            // The disc is the same turned: only its centre is mapped.
+            let half = mask.pixelSize.width / 2, centre = device(center)
+            let x = Int32(centre.x.rounded()) - half
+            let y = Int32(centre.y.rounded()) - half
             var c = color.pixman
             guard let src = pixman_image_create_solid_fill(&c) else { return }
             defer { pixman_image_unref(src) }
@@ -178,7 +266,6 @@ public final class Canvas {
     /// Fills what the closed `contours` (logical points) cover, a contour wound the other way
     /// cutting a hole, through one coverage mask no larger than their bounds on the canvas.
     private func fill(contours: [[Point]], color: Color) {
-        let s = Double(scale)
         // Coordinates are kept within a million pixels of the canvas: far enough that nothing
         // visible changes, near enough that every conversion to a pixel index is exact. A shape
         // with a point that is not a number draws nothing.
@@ -186,7 +273,8 @@ public final class Canvas {
         var finite = true
         let device = contours.map { $0.map { p -> (x: Double, y: Double) in
             finite = finite && p.x.isFinite && p.y.isFinite
-            return (x: min(limit, max(-limit, p.x * s)), y: min(limit, max(-limit, p.y * s)))
+            let d = self.device(p)
+            return (x: min(limit, max(-limit, d.x)), y: min(limit, max(-limit, d.y)))
         } }
         guard finite else { return }
         var x0 = limit, y0 = limit, x1 = -limit, y1 = -limit
@@ -229,14 +317,19 @@ public final class Canvas {
     public func draw(_ image: Image, transform: AffineTransform = .identity, alpha: Double = 1, exact: Bool = false, within: Rect? = nil) {
         guard alpha > 0 else { return }
         let imgRect = Rect(origin: .zero, size: image.size)
-        var destBounds = transform.apply(imgRect).pixelBounds(scale: scale)
-        if let within { destBounds = destBounds.intersection(within.pixelBounds(scale: scale)) }
+        var destBounds = pixelBounds(of: transform.apply(imgRect))
+        if let within { destBounds = destBounds.intersection(pixelBounds(of: within)) }
         guard !destBounds.isEmpty else { return }
         // pixman maps destination pixels back to source pixels: invert (image px → canvas px).
         let s = Double(scale), si = Double(image.scale)
         let toCanvasPx = AffineTransform(scaleX: 1 / si, y: 1 / si)
-            .concatenating(transform).concatenating(AffineTransform(scaleX: s, y: s))
+            .concatenating(transform).concatenating(turn ?? AffineTransform(scaleX: s, y: s))
         guard let inv = toCanvasPx.inverted else { return }
+        // A quarter turn by whole pixels (an upright layer on a turned canvas) maps pixel
+        // centres onto pixel centres: sampled unfiltered, it is exact and takes pixman's
+        // rotation fast paths.
+        let exact = exact || (Canvas.quarterTurns(of: toCanvasPx) != nil
+            && toCanvasPx.tx == toCanvasPx.tx.rounded() && toCanvasPx.ty == toCanvasPx.ty.rounded())
         let isTranslation = toCanvasPx.a == 1 && toCanvasPx.b == 0 && toCanvasPx.c == 0 && toCanvasPx.d == 1
             && toCanvasPx.tx == toCanvasPx.tx.rounded() && toCanvasPx.ty == toCanvasPx.ty.rounded()
         var mask: OpaquePointer?
@@ -277,6 +370,7 @@ public final class Canvas {
     public func draw(_ run: TextRun, at origin: Point, color: Color, colorGlyphsOnly: Bool = false) {
         guard color.alpha > 0, !run.glyphs.isEmpty else { return }
         let bx = Int32((origin.x * Double(scale)).rounded()), by = Int32((origin.y * Double(scale)).rounded())
+        if turn != nil { return drawTurned(run, x: bx, y: by, color: color, colorGlyphsOnly: colorGlyphsOnly) }
         if let c = clipBounds {
             // Whole-run reject: most text is outside a small damage rectangle.
             let top = by - run.ascent, bottom = by + run.descent
@@ -304,10 +398,65 @@ public final class Canvas {
             }
         }
     }
+
+    /// `draw(_:at:color:colorGlyphsOnly:)` on a turned canvas, the pen origin at upright pixel
+    /// (x, y): each glyph sampled turned, unfiltered, from fcft's own pixels.
+    private func drawTurned(_ run: TextRun, x bx: Int32, y by: Int32, color: Color, colorGlyphsOnly: Bool) {
+        if let c = clipBounds {
+            let box = devicePixels(PixelRect(x: bx, y: by - run.ascent, width: run.pixelWidth, height: run.ascent + run.descent))
+            // Whole-run reject: most text is outside a small damage rectangle.
+            guard !box.intersection(c).isEmpty else { return }
+        }
+        var pc = color.pixman
+        guard let src = pixman_image_create_solid_fill(&pc) else { return }
+        defer { pixman_image_unref(src) }
+        var alphaMask: OpaquePointer?
+        defer { if let alphaMask { pixman_image_unref(alphaMask) } }
+        for g in run.glyphs where g.isColor || !colorGlyphsOnly {
+            let upright = PixelRect(x: bx + g.x, y: by - g.y, width: g.width, height: g.height)
+            let d = devicePixels(upright)
+            if let c = clipBounds, d.intersection(c).isEmpty { continue }
+            guard let turned = turnedView(of: g.image, at: upright) else { continue }
+            defer { pixman_image_unref(turned) }
+            if g.isColor {
+                if color.alpha < 1, alphaMask == nil {
+                    var mc = Color(red: 0, green: 0, blue: 0, alpha: color.alpha).pixman
+                    alphaMask = pixman_image_create_solid_fill(&mc)
+                }
+                pixman_image_composite32(PIXMAN_OP_OVER, turned, alphaMask, target, d.x, d.y, 0, 0, d.x, d.y, d.width, d.height)
+            } else {
+                pixman_image_composite32(PIXMAN_OP_OVER, src, turned, target, 0, 0, d.x, d.y, d.x, d.y, d.width, d.height)
+            }
+        }
+    }
+
+    /// A pixman image over `image`'s pixels (not a copy) that, sampled at target pixel
+    /// coordinates, gives `image` placed at upright pixel rect `r` and turned as this canvas
+    /// turns. The caller unrefs it.
+    private func turnedView(of image: OpaquePointer, at r: PixelRect) -> OpaquePointer? {
+        guard let turn, let data = pixman_image_get_data(image) else { return nil }
+        let s = Double(scale)
+        // Target pixels → the image's own: undo the turn, then the placement.
+        guard let back = AffineTransform(scaleX: 1 / s, y: 1 / s).concatenating(turn).inverted else { return nil }
+        let m = back.concatenating(AffineTransform(translationX: -Double(r.x), y: -Double(r.y)))
+        guard let view = pixman_image_create_bits(pixman_image_get_format(image), pixman_image_get_width(image),
+                                                  pixman_image_get_height(image), data, pixman_image_get_stride(image))
+        else { return nil }
+        func fx(_ v: Double) -> pixman_fixed_t { pixman_fixed_t(clamping: Int64((v * 65536).rounded())) }
+        var t = pixman_transform()
+        t.matrix.0 = (fx(m.a), fx(m.c), fx(m.tx))
+        t.matrix.1 = (fx(m.b), fx(m.d), fx(m.ty))
+        t.matrix.2 = (0, 0, pixman_fixed_t(65536))
+        pixman_image_set_transform(view, &t)
+        pixman_image_set_filter(view, PIXMAN_FILTER_NEAREST, nil, 0)
+        pixman_image_set_repeat(view, PIXMAN_REPEAT_NONE)
+        return view
+    }
 }
 
 extension Canvas {
-    /// One text mask to composite, with the run's pen origin at pixel (x, y).
+    /// One text mask to composite, with the run's pen origin at pixel (x, y) of the canvas'
+    /// points × scale (before the turn of a turned canvas).
     public struct MaskPlacement {
         public let mask: TextMask
         public let x: Int32, y: Int32
@@ -347,7 +496,9 @@ extension Canvas {
         defer { if let src { pixman_image_unref(src) } }
         guard shader != nil || src != nil else { return }
         if !onBlack { fill(Rect(origin: .zero, size: size), color: background.withAlpha(background.alpha * a)) }
-        let rects = items.map { $0.mask.rect(originX: $0.x, y: $0.y) }
+        // Each mask in the target's orientation (turned once and kept so: `TextMask.layout`).
+        let layouts = items.map { $0.mask.layout(quarterTurns: quarterTurns) }
+        let rects = items.map { devicePixels($0.mask.rect(originX: $0.x, y: $0.y)) }
         // The clip's rectangles (the frame's damage): only they are shaded.
         let clipRects = shader == nil ? [] : (clip?.rects ?? [ext]).map { $0.intersection(whole) }.filter { !$0.isEmpty }
         var zero = pixman_color_t(red: 0, green: 0, blue: 0, alpha: 0)
@@ -360,7 +511,7 @@ extension Canvas {
             sums.top = top; sums.rows = rows
             for (i, r) in rects.enumerated() {
                 if r.y >= top + rows || r.y + r.height <= top || r.x >= ext.x + ext.width || r.x + r.width <= ext.x { continue }
-                sums.add(items[i].mask, x: r.x, y: r.y)
+                sums.add(layouts[i], x: r.x, y: r.y)
             }
             if let shader {
                 // On black, colour × coverage is the whole result: one pass writes every pixel.

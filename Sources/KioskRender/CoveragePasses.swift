@@ -74,11 +74,21 @@ struct CoverageBand {
         width = band.pixelSize.width
     }
 
-    /// Adds `mask` with its top-left corner at target pixel (x, y), clipped to the band.
-    func add(_ mask: TextMask, x: Int32, y: Int32) {
+    /// Adds `mask` (in the target's orientation) with its top-left corner at target pixel
+    /// (x, y), clipped to the band.
+    func add(_ mask: TextMask.Layout, x: Int32, y: Int32) {
         let y1 = max(y, top), y2 = min(y + mask.pixelSize.height, top + rows)
         let x1 = max(x, 0), x2 = min(x + mask.pixelSize.width, width)
         guard y1 < y2, x1 < x2 else { return }
+        if mask.dense {
+            mask.pixels.withUnsafeBytes { pixels in
+                let w = Int(mask.pixelSize.width)
+                let src = pixels.baseAddress!.assumingMemoryBound(to: UInt8.self) + Int(y1 - y) * w + Int(x1 - x)
+                kiosk_add_rows((data + Int(y1 - top) * stride + Int(x1)).assumingMemoryBound(to: UInt8.self), stride,
+                               src, w, Int(x2 - x1), Int(y2 - y1))
+            }
+            return
+        }
         let whole = x1 == x && x2 == x + mask.pixelSize.width
         mask.rowStarts.withUnsafeBufferPointer { starts in
             mask.spans.withUnsafeBufferPointer { spans in

@@ -11,6 +11,9 @@ import KioskCore
 /// screensaver's memory; as spans (short gaps kept, padding) 2.2 MiB, and the sum reads that
 /// much less every frame.
 ///
+/// On a turned canvas (a rotated output) the mask is turned once and kept so, instead of
+/// upright (`layout(quarterTurns:)`), dense rather than as spans (`Layout.dense`).
+///
 /// Colour glyphs (emoji) cannot live in a coverage mask: such a run keeps them out of the mask
 /// and `colorRun` is drawn directly on top.
 public final class TextMask {
@@ -19,19 +22,37 @@ public final class TextMask {
         let x: UInt16, count: UInt16
         let offset: UInt32
     }
-    /// The mask's box (its pixels outside the spans are 0).
+    /// The mask's pixels in one orientation: as spans, or dense.
+    struct Layout {
+        /// The box in this orientation (its pixels outside the spans are 0).
+        let pixelSize: PixelSize
+        /// Quarter turns clockwise from upright.
+        let quarterTurns: Int
+        /// Row y's spans are `spans[rowStarts[y] ..< rowStarts[y + 1]]`, left to right.
+        let rowStarts: [UInt32]
+        let spans: [Span]
+        /// The spans' pixels; when `dense`, every pixel of the box, row by row (no spans).
+        let pixels: [UInt8]
+        /// A turned mask's rows are columns of the text: short, with few gaps, and summing
+        /// them span by span cost twice what the same text upright costs (a row's bookkeeping
+        /// as much as its pixels). Such masks are kept whole, the box padded to whole vectors,
+        /// and summed in one loop (`kiosk_add_rows`).
+        let dense: Bool
+
+        var byteCount: Int { pixels.count + spans.count * MemoryLayout<Span>.stride + rowStarts.count * 4 }
+    }
+    /// The mask's box, upright (its pixels outside the spans are 0).
     public let pixelSize: PixelSize
     /// Pixel offset from the run's pen origin (baseline, left) to the mask's top-left corner.
     public let offsetX: Int32, offsetY: Int32
     /// Set when the run has colour glyphs, which are drawn from it directly.
     public let colorRun: TextRun?
-    /// Row y's spans are `spans[rowStarts[y] ..< rowStarts[y + 1]]`, left to right.
-    let rowStarts: [UInt32]
-    let spans: [Span]
-    let pixels: [UInt8]
+    /// The pixels in the orientation they were last drawn in: upright, or turned for a rotated
+    /// output (`Canvas.turned`). Only one is kept: both would cost the screensaver ~2 MiB.
+    private(set) var stored: Layout
 
     /// Bytes held (what the mask cache counts).
-    public var byteCount: Int { pixels.count + spans.count * MemoryLayout<Span>.stride + rowStarts.count * 4 }
+    public var byteCount: Int { stored.byteCount }
 
     /// Zeros shorter than this between two inked stretches of a row are kept in one span: each
     /// span costs its header and a loop's start and tail in the sum.
@@ -49,17 +70,31 @@ public final class TextMask {
     private init(image: Image, offsetX: Int32, offsetY: Int32, colorRun: TextRun?) {
         self.offsetX = offsetX; self.offsetY = offsetY
         self.colorRun = colorRun
-        let width = Int(min(image.pixelSize.width, Int32(UInt16.max))), height = Int(image.pixelSize.height)
-        pixelSize = PixelSize(width: Int32(width), height: Int32(height))
+        let width = min(image.pixelSize.width, Int32(UInt16.max)), height = image.pixelSize.height
+        pixelSize = PixelSize(width: width, height: height)
+        let data = width > 0 ? pixman_image_get_data(image.raw) : nil
+        stored = TextMask.layout(of: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) },
+                                 stride: image.stride, size: pixelSize, quarterTurns: 0)
+    }
+
+    /// The `size` 8-bit pixels at `base` (rows `stride` bytes apart; nil: none inked) as spans,
+    /// or dense when they are turned a quarter (`Layout.dense`).
+    private static func layout(of base: UnsafePointer<UInt8>?, stride: Int, size: PixelSize, quarterTurns: Int) -> Layout {
+        let width = Int(size.width), height = Int(size.height)
+        if quarterTurns % 2 == 1, let base, width % TextMask.vector == 0 {
+            // The box is padded to whole vectors by `layout(quarterTurns:)`.
+            let pixels = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, n in
+                for y in 0..<height { (buffer.baseAddress! + y * width).initialize(from: base + y * stride, count: width) }
+                n = width * height
+            }
+            return Layout(pixelSize: size, quarterTurns: quarterTurns, rowStarts: [], spans: [], pixels: pixels, dense: true)
+        }
         var starts: [UInt32] = [0], spans: [Span] = []
-        var base: UnsafePointer<UInt8>?
-        if width > 0, let data = pixman_image_get_data(image.raw) {
-            let b = UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self)
-            base = b
+        if let b = base {
             starts.reserveCapacity(height + 1)
             var total = 0
             for y in 0..<height {
-                let row = b + y * image.stride
+                let row = b + y * stride
                 var x = 0
                 while x < width {
                     while x < width && row[x] == 0 { x += 1 }
@@ -84,19 +119,73 @@ public final class TextMask {
         // Allocated at their final size: thousands of masks in arrays grown by doubling would
         // hold a third more than they use.
         let total = spans.last.map { Int($0.offset) + Int($0.count) } ?? 0
-        pixels = [UInt8](unsafeUninitializedCapacity: total) { buffer, n in
+        let pixels = [UInt8](unsafeUninitializedCapacity: total) { buffer, n in
             guard let base else { n = 0; return }
             var rowStart = 0
             for y in 0..<height {
                 for s in spans[Int(starts[y])..<Int(starts[y + 1])] {
                     (buffer.baseAddress! + Int(s.offset)).initialize(from: base + rowStart + Int(s.x), count: Int(s.count))
                 }
-                rowStart += image.stride
+                rowStart += stride
             }
             n = total
         }
-        rowStarts = starts
-        self.spans = spans
+        return Layout(pixelSize: size, quarterTurns: quarterTurns, rowStarts: starts, spans: spans, pixels: pixels, dense: false)
+    }
+
+    /// The pixels turned `quarterTurns` clockwise from upright, made from the kept ones (and
+    /// kept instead of them) when they are in another orientation.
+    func layout(quarterTurns k: Int) -> Layout {
+        if stored.quarterTurns == k { return stored }
+        let from = stored
+        let w = Int(pixelSize.width), h = Int(pixelSize.height)
+        // Upright pixels, whole, from the kept ones in whatever orientation they are in.
+        var upright = [UInt8](repeating: 0, count: w * h)
+        // The kept box turned, less its padding on the right.
+        let (fw, fh) = from.quarterTurns % 2 == 1 ? (h, w) : (w, h)
+        from.pixels.withUnsafeBufferPointer { px in
+            if from.dense {
+                let stride = Int(from.pixelSize.width)
+                for fy in 0..<fh {
+                    for fx in 0..<fw {
+                        let (x, y) = TextMask.turn(fx, fy, by: 4 - from.quarterTurns, width: fw, height: fh)
+                        upright[y * w + x] = px[fy * stride + fx]
+                    }
+                }
+                return
+            }
+            for fy in 0..<fh {
+                for s in from.spans[Int(from.rowStarts[fy])..<Int(from.rowStarts[fy + 1])] {
+                    for i in 0..<min(Int(s.count), fw - Int(s.x)) {
+                        let (x, y) = TextMask.turn(Int(s.x) + i, fy, by: 4 - from.quarterTurns, width: fw, height: fh)
+                        upright[y * w + x] = px[Int(s.offset) + i]
+                    }
+                }
+            }
+        }
+        let v = Int32(TextMask.vector)
+        let size = k % 2 == 1 ? PixelSize(width: (pixelSize.height + v - 1) / v * v, height: pixelSize.width) : pixelSize
+        var turned = [UInt8](repeating: 0, count: Int(size.width) * Int(size.height))
+        for y in 0..<h {
+            for x in 0..<w where upright[y * w + x] != 0 {
+                let (tx, ty) = TextMask.turn(x, y, by: k, width: w, height: h)
+                turned[ty * Int(size.width) + tx] = upright[y * w + x] // padding on the right
+            }
+        }
+        stored = turned.withUnsafeBufferPointer {
+            TextMask.layout(of: $0.baseAddress, stride: Int(size.width), size: size, quarterTurns: k)
+        }
+        return stored
+    }
+
+    /// Pixel (x, y) of a `width` × `height` box turned `k` quarter turns clockwise (y down).
+    static func turn(_ x: Int, _ y: Int, by k: Int, width: Int, height: Int) -> (Int, Int) {
+        switch ((k % 4) + 4) % 4 {
+        case 1: return (height - 1 - y, x)
+        case 2: return (width - 1 - x, height - 1 - y)
+        case 3: return (y, width - 1 - x)
+        default: return (x, y)
+        }
     }
 
     /// `array` in storage of exactly its size.
@@ -146,24 +235,22 @@ public final class TextMaskCache {
         let text: String
     }
     private var masks: [Key: TextMask] = [:]
-    private var bytes = 0
     /// Bytes of unreferenced masks kept for reuse before a sweep.
     public var budget = 1 << 20
 
     public init() {}
 
     public var count: Int { masks.count }
-    /// Bytes of mask pixels held.
-    public var byteCount: Int { bytes }
+    /// Bytes of mask pixels held (summed when asked: a mask's changes when it is turned).
+    public var byteCount: Int { masks.values.reduce(0) { $0 + $1.byteCount } }
 
     /// The mask of `run` at `alpha`, rasterized on first use.
     public func mask(for run: TextRun, alpha: Double) -> TextMask? {
         let key = Key(family: run.font.family, pixelSize: run.font.pixelSize, alpha: TextMaskCache.level(alpha), text: run.text)
         if let m = masks[key] { return m }
         guard let m = TextMask(run: run, alpha: alpha) else { return nil }
-        if bytes > keptAfterSweep + budget { sweep() }
+        if byteCount > keptAfterSweep + budget { sweep() }
         masks[key] = m
-        bytes += m.byteCount
         return m
     }
 
@@ -178,9 +265,9 @@ public final class TextMaskCache {
     /// Drops the masks only the cache still holds.
     public func sweep() {
         for key in Array(masks.keys) where isKnownUniquelyReferenced(&masks[key]!) {
-            if let m = masks.removeValue(forKey: key) { bytes -= m.byteCount }
+            masks.removeValue(forKey: key)
         }
-        keptAfterSweep = bytes
+        keptAfterSweep = byteCount
     }
     /// Bytes of the masks in use at the last sweep: unheld ones are kept up to `budget` beyond.
     private var keptAfterSweep = 0

@@ -133,7 +133,7 @@ public final class RootView: View {
             guard canvas.isVisible(screen) else { return }
             savedClip = canvas.clip?.copy()
             let c = savedClip?.copy() ?? Region(PixelRect(x: 0, y: 0, width: canvas.pixelSize.width, height: canvas.pixelSize.height))
-            c.intersect(snapped(screen, scale: canvas.scale).pixelBounds(scale: canvas.scale))
+            c.intersect(canvas.pixelBounds(of: snapped(screen, scale: canvas.scale)))
             canvas.setClip(c)
         }
         for s in v.subviews { composite(s, parent: t, alpha: alpha, canvas: canvas) }

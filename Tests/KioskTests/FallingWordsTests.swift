@@ -300,6 +300,50 @@ import CPixman
         }
     }
 
+    @Test func aMaskOnATurnedCanvasIsTheUprightSumTurned() throws {
+        // A mask of uneven ink (its width not a whole vector), overlapping itself and cut by the
+        // canvas' edges, drawn through every quarter turn in an order that turns the kept mask
+        // from each orientation into each other one, under a clip: pixel for pixel the upright
+        // picture turned (the turns written out here, not taken from TextMask).
+        let size = PixelSize(width: 45, height: 23)
+        let image = try #require(Image(alphaMaskOf: size))
+        let base = UnsafeMutableRawPointer(pixman_image_get_data(image.raw)!).assumingMemoryBound(to: UInt8.self)
+        for y in 0..<Int(size.height) { for x in 0..<Int(size.width) where (x * 7 + y * 3) % 11 > 3 { base[y * image.stride + x] = UInt8((x * 5 + y * 17) % 200 + 20) } }
+        let mask = TextMask(image: image)
+        let (W, H) = (70, 50)
+        let places: [Canvas.MaskPlacement] = [.init(mask: mask, x: 10, y: 8), .init(mask: mask, x: 20, y: 15),
+                                              .init(mask: mask, x: -12, y: 35), .init(mask: mask, x: 50, y: -6)]
+        let clip = [PixelRect(x: 0, y: 0, width: 40, height: 50), PixelRect(x: 40, y: 10, width: 30, height: 30)]
+        let upright = try #require(Image(pixelSize: PixelSize(width: Int32(W), height: Int32(H)), hasAlpha: false))
+        let u = Canvas(image: upright)
+        u.setClip(Region(rects: clip))
+        u.drawCoverage(places, color: Color(rgb: 0xffcc66), background: .black)
+        for k in [1, 2, 3, 0, 3, 1, 2, 0] {
+            let turned = try #require(Image(pixelSize: k % 2 == 1 ? PixelSize(width: Int32(H), height: Int32(W)) : upright.pixelSize, hasAlpha: false))
+            let tw = Int(turned.pixelSize.width), th = Int(turned.pixelSize.height)
+            let outer = Canvas(image: turned)
+            let t = Stage.quarterTurns(k, into: Double(tw), Double(th))
+            outer.setClip(Region(rects: clip.map { t.apply(Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height))).pixelBounds(scale: 1) }))
+            let c = try #require(outer.turned(by: t, size: Size(width: Double(W), height: Double(H))))
+            c.drawCoverage(places, color: Color(rgb: 0xffcc66), background: .black)
+            var differing = 0
+            for y in 0..<H {
+                for x in 0..<W {
+                    let (tx, ty): (Int, Int)
+                    switch k {
+                    case 1: (tx, ty) = (H - 1 - y, x)
+                    case 2: (tx, ty) = (W - 1 - x, H - 1 - y)
+                    case 3: (tx, ty) = (y, W - 1 - x)
+                    default: (tx, ty) = (x, y)
+                    }
+                    if turned.pixel(x: tx, y: ty) != upright.pixel(x: x, y: y) { differing += 1 }
+                }
+            }
+            #expect(differing == 0, "turned \(k * 90)°")
+            #expect(mask.layout(quarterTurns: k).quarterTurns == k)
+        }
+    }
+
     @Test func overlapsAddUpAndOnlyTheClipIsPainted() throws {
         let img = try #require(Image(pixelSize: PixelSize(width: 60, height: 40), hasAlpha: false))
         let canvas = Canvas(image: img)

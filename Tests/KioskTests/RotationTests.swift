@@ -109,3 +109,60 @@ import Testing
         #expect(r.image.pixelSize == PixelSize(width: 720, height: 1280))
     }
 }
+
+@Suite struct TurnedCanvasTests {
+    /// `scene` laid out 640×400 and run for a few seconds of frames (two fingers down part of
+    /// the way), drawn through `turns` quarter turns: of the app (`app`) or of the buffer.
+    func frames(_ name: String, turns: Int, app: Bool, scale: Int = 1) throws -> Image {
+        let scene = try #require(SceneCatalog.make(name, fonts: FontCache()))
+        let upright = Size(width: 640, height: 400)
+        let window = app && turns % 2 == 1 ? Size(width: 400, height: 640) : upright
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: window, scale: scale), rotation: app ? turns : 0, bufferRotation: app ? 0 : turns)
+        r.run(until: 1.5)
+        scene.handle(TouchBatch(time: 0, points: [touch(1, .began, 200, 150), touch(2, .began, 450, 260)]), at: r.clock.now)
+        for i in 1...20 {
+            r.clock.advance(by: 1.0 / 60)
+            scene.handle(TouchBatch(time: 0, points: [touch(1, .moved, 200 + Double(i) * 7, 150), touch(2, .moved, 450, 260 - Double(i) * 5)]), at: r.clock.now)
+            r.renderFrame()
+        }
+        scene.handle(TouchBatch(time: 0, points: [touch(1, .ended, 340, 150), touch(2, .ended, 450, 160)]), at: r.clock.now)
+        r.run(until: 4)
+        return r.image
+    }
+
+    /// Pixels of the upright frame whose turned counterpart differs by more than `tolerance`
+    /// in a channel.
+    static func differing(_ turned: Image, _ upright: Image, quarterTurns k: Int, tolerance: Int32 = 2) -> Int {
+        let w = Int(upright.pixelSize.width), h = Int(upright.pixelSize.height)
+        var n = 0
+        for y in 0..<h {
+            for x in 0..<w {
+                let (tx, ty) = TextMask.turn(x, y, by: k, width: w, height: h)
+                let a = turned.pixel(x: tx, y: ty), b = upright.pixel(x: x, y: y)
+                for shift in [0, 8, 16] where abs(Int32((a >> shift) & 0xff) - Int32((b >> shift) & 0xff)) > tolerance {
+                    n += 1
+                    break
+                }
+            }
+        }
+        return n
+    }
+
+    /// Every scene, drawn straight into a turned buffer (a rotated output, or the app's own
+    /// rotation), shows what the upright frame shows, turned: shapes, text, layers, text
+    /// masks and the damage of every frame on the way.
+    @Test(arguments: SceneCatalog.names)
+    func aTurnedFrameIsTheUprightFrameTurned(name: String) throws {
+        let upright = try frames(name, turns: 0, app: false)
+        for (turns, app) in [(1, false), (2, false), (3, false), (1, true), (3, true)] {
+            let turned = try frames(name, turns: turns, app: app)
+            let n = TurnedCanvasTests.differing(turned, upright, quarterTurns: turns)
+            #expect(n == 0, "\(name), \(app ? "app" : "buffer") turned \(turns * 90)°: \(n) pixels differ")
+        }
+        // At scale 3 (points are three pixels, and a pixel a third of a point) nothing may
+        // round apart.
+        let upright3 = try frames(name, turns: 0, app: false, scale: 3)
+        let n = TurnedCanvasTests.differing(try frames(name, turns: 1, app: false, scale: 3), upright3, quarterTurns: 1)
+        #expect(n == 0, "\(name), buffer turned 90° at scale 3: \(n) pixels differ")
+    }
+}

@@ -84,6 +84,26 @@ static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count
     for (; i < count; i++) dst[i] = kiosk_shade1(cov[i], color);
 }
 
+/* dst[i] = min(255, dst[i] + src[i]) for `count` bytes of each of `rows` rows (rows
+ * `dst_stride` and `src_stride` bytes apart): a dense text mask summed into the coverage band
+ * (CoverageBand). A turned mask's rows are short (columns of the text), and a row costs little
+ * more than its sixteen-byte adds here. */
+static inline void kiosk_add_rows(uint8_t *dst, long dst_stride, const uint8_t *src, long src_stride, long count, long rows) {
+    for (long r = 0; r < rows; r++, dst += dst_stride, src += src_stride) {
+        long i = 0;
+#if defined(__SSE2__)
+        for (; i + 16 <= count; i += 16) {
+            __m128i d = _mm_loadu_si128((const __m128i *)(dst + i)), s = _mm_loadu_si128((const __m128i *)(src + i));
+            _mm_storeu_si128((__m128i *)(dst + i), _mm_adds_epu8(d, s));
+        }
+#endif
+        for (; i < count; i++) {
+            unsigned v = dst[i] + src[i];
+            dst[i] = (uint8_t)(v > 255 ? 255 : v);
+        }
+    }
+}
+
 /* Orders the streamed stores before any later store (the commit that hands the buffer over). */
 static inline void kiosk_stream_fence(void) {
 #if defined(__SSE2__)

@@ -98,7 +98,6 @@ final class Application: WindowDelegate, InputSink {
         prep.start()
         preparation = prep
         window = Window(display: display, log: log)
-        window.preRotates = current.rotate != 0
         if let e = display.expectedDisplayInfo { window.prepareBuffer(logicalSize: e.size, scale: e.scale) }
         window.delegate = self
         display.seat?.sink = self
@@ -292,7 +291,6 @@ final class Application: WindowDelegate, InputSink {
         if new.metricsTextfile != metricsFile?.path { setMetricsFile(new.metricsTextfile) }
         stage.showsStats = new.stats
         stage.setRotation(new.rotate)
-        window.preRotates = new.rotate != 0
     }
 
     // MARK: Fleet metrics

@@ -8,9 +8,9 @@ import KioskPlatform
 /// The same object drives the live window and headless renders, so both draw identically.
 ///
 /// App rotation (for compositors that cannot rotate their output): with `rotation` quarter
-/// turns clockwise, the scene is laid out in the rotated size, drawn into an offscreen layer
-/// (only what changed), and that layer is composited rotated into the buffer; `toScene` maps
-/// touch coordinates back.
+/// turns clockwise, the scene is laid out in the rotated size and drawn through a turned
+/// canvas straight into the buffer (`Canvas.turned`); `toScene` maps touch coordinates back.
+/// A rotated output's buffer (`bufferRotation`) is drawn the same way.
 final class Stage {
     let scene: Scene
     /// The screen as the window has it (buffer orientation).
@@ -59,14 +59,13 @@ final class Stage {
     /// The buffer's size in pixels.
     var pixelSize: PixelSize { windowInfo.pixelSize(quarterTurns: bufferRotation) }
     private var scenePixelSize: PixelSize { info.pixelSize() }
-    /// Whether the scene is drawn into an offscreen layer and copied turned into the buffer.
+    /// Whether the scene is drawn through a turned canvas.
     private var drawsTurned: Bool { (rotation + bufferRotation) % 4 != 0 }
 
     func relayout(_ newInfo: DisplayInfo) {
         guard newInfo != windowInfo else { return }
         windowInfo = newInfo
-        offscreen = nil
-        changed = true
+        repaintsAll = true
         scene.layout(info)
     }
 
@@ -80,8 +79,7 @@ final class Stage {
         let r = ((r % 4) + 4) % 4
         guard r != self[keyPath: which] else { return }
         self[keyPath: which] = r
-        offscreen = nil
-        changed = true
+        repaintsAll = true
         if relayout { scene.layout(info) }
     }
 
@@ -109,15 +107,11 @@ final class Stage {
         return TouchBatch(time: batch.time, points: batch.points.map { TouchPoint(id: $0.id, phase: $0.phase, location: toScene($0.location)) })
     }
 
-    /// The rotated scene's pixels, kept up to date with each frame's damage.
-    private var offscreen: Image?
-    private var offscreenDamage: Region?
-
     /// The stage itself changed (size, rotation, the overlay): the next frame is due whatever
-    /// the scene says.
-    private var changed = false
+    /// the scene says, and repaints everything.
+    private var repaintsAll = false
     /// Whether a frame is due: the stage or the scene changed, or the scene animates.
-    var needsFrame: Bool { changed || scene.needsFrame }
+    var needsFrame: Bool { repaintsAll || scene.needsFrame }
 
     /// Moves the scene's animations and timers to `time`: once per frame, before `takeDamage`.
     func advance(to time: Double) {
@@ -128,18 +122,16 @@ final class Stage {
 
     /// The damage since the last frame, in buffer pixels.
     func takeDamage() -> Region {
-        changed = false
         let time = frameTime
         let spx = scenePixelSize
         var damage = scene.invalidation.take(scale: info.scale, bounds: PixelRect(x: 0, y: 0, width: spx.width, height: spx.height))
+        if repaintsAll { damage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height)) }
+        repaintsAll = false
         if drawsTurned {
-            if offscreen == nil { damage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height)) }
-            offscreenDamage = damage.copy()
             let s = Double(windowInfo.scale), t = sceneToBuffer
-            let rotatedRegion = Region(rects: damage.rects.map { r in
+            damage = Region(rects: damage.rects.map { r in
                 t.apply(Rect(x: Double(r.x) / s, y: Double(r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s)).pixelBounds(scale: windowInfo.scale)
             })
-            damage = rotatedRegion
         }
         if showsStats || statsWasShown {
             // The overlay is refreshed only on frames drawn anyway: it never keeps the kiosk awake.
@@ -156,7 +148,7 @@ final class Stage {
     static let statsKeysym = Key.f12
     /// Shown, it takes its strip from the scene's safe area (the scene relayouts around it).
     var showsStats = false {
-        didSet { if showsStats != oldValue { offscreen = nil; changed = true; scene.layout(info) } }
+        didSet { if showsStats != oldValue { repaintsAll = true; scene.layout(info) } }
     }
     private var statsWasShown = false
     private var statsText = ""
@@ -181,27 +173,6 @@ final class Stage {
     /// Shapes and layers this stage's frames reuse.
     let cache = RenderCache()
 
-    private func drawRotated(into canvas: Canvas) {
-        let spx = scenePixelSize
-        if offscreen == nil || offscreen!.pixelSize != spx {
-            offscreen = Image(pixelSize: spx, hasAlpha: false, scale: windowInfo.scale)
-            offscreenDamage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height))
-        }
-        guard let off = offscreen else { return }
-        if let d = offscreenDamage, !d.isEmpty {
-            // Only what changed is drawn; the rest of the layer is still current.
-            let c = Canvas(image: off)
-            c.cache = cache
-            c.setClip(d)
-            scene.draw(in: c)
-            c.setClip(nil)
-        }
-        offscreenDamage = nil
-        // Quarter turns map pixel centres onto pixel centres: an exact, unfiltered copy of what
-        // the buffer needs (the canvas is clipped to it).
-        canvas.draw(off, transform: sceneToBuffer, alpha: 1, exact: true)
-    }
-
     /// Every frame's draw time since the start (for the fleet metrics).
     private(set) var drawTimes = Histogram.frameTimes()
     /// Frames drawn and time spent drawing them since the last `takeDrawStats()`.
@@ -216,11 +187,11 @@ final class Stage {
 
     func draw(in canvas: Canvas) {
         let start = MonotonicClock.now()
+        canvas.cache = cache
         if !drawsTurned {
-            canvas.cache = cache
             scene.draw(in: canvas)
-        } else {
-            drawRotated(into: canvas)
+        } else if let turned = canvas.turned(by: sceneToBuffer, size: info.size) {
+            scene.draw(in: turned)
         }
         lastDrawDuration = MonotonicClock.now() - start
         drawn.frames += 1
