@@ -80,12 +80,13 @@ struct CoverageBand {
         let y1 = max(y, top), y2 = min(y + mask.pixelSize.height, top + rows)
         let x1 = max(x, 0), x2 = min(x + mask.pixelSize.width, width)
         guard y1 < y2, x1 < x2 else { return }
-        if mask.dense {
-            mask.pixels.withUnsafeBytes { pixels in
-                let w = Int(mask.pixelSize.width)
-                let src = pixels.baseAddress!.assumingMemoryBound(to: UInt8.self) + Int(y1 - y) * w + Int(x1 - x)
-                kiosk_add_rows((data + Int(y1 - top) * stride + Int(x1)).assumingMemoryBound(to: UInt8.self), stride,
-                               src, w, Int(x2 - x1), Int(y2 - y1))
+        if mask.oneSpanPerRow {
+            guard !mask.pixels.isEmpty else { return }
+            mask.spans.withUnsafeBufferPointer { spans in
+                mask.pixels.withUnsafeBufferPointer { pixels in
+                    kiosk_add_row_spans((data + Int(y1 - top) * stride).assumingMemoryBound(to: UInt8.self), stride, Int(x),
+                                        spans.baseAddress! + Int(y1 - y), Int(y2 - y1), pixels.baseAddress!, Int(x1 - x), Int(x2 - x))
+                }
             }
             return
         }

@@ -1,4 +1,5 @@
 import CPixman
+import CRender
 import KioskCore
 
 /// A run of text rasterized once into an 8-bit coverage mask, with its translucency baked in:
@@ -12,32 +13,34 @@ import KioskCore
 /// much less every frame.
 ///
 /// On a turned canvas (a rotated output) the mask is turned once and kept so, instead of
-/// upright (`layout(quarterTurns:)`), dense rather than as spans (`Layout.dense`).
+/// upright (`layout(quarterTurns:)`), as one span a row (`Layout.oneSpanPerRow`).
 ///
 /// Colour glyphs (emoji) cannot live in a coverage mask: such a run keeps them out of the mask
 /// and `colorRun` is drawn directly on top.
 public final class TextMask {
     /// `count` pixels of a row from column `x`, their coverage at `offset` in `pixels`.
-    struct Span {
-        let x: UInt16, count: UInt16
-        let offset: UInt32
-    }
-    /// The mask's pixels in one orientation: as spans, or dense.
+    typealias Span = kiosk_span
+    /// The mask's pixels in one orientation, as spans.
     struct Layout {
         /// The box in this orientation (its pixels outside the spans are 0).
         let pixelSize: PixelSize
         /// Quarter turns clockwise from upright.
         let quarterTurns: Int
-        /// Row y's spans are `spans[rowStarts[y] ..< rowStarts[y + 1]]`, left to right.
+        /// Row y's spans are `spans[rowStarts[y] ..< rowStarts[y + 1]]`, left to right; or,
+        /// when `rowStarts` is empty, `spans[y]` alone (`oneSpanPerRow`).
         let rowStarts: [UInt32]
         let spans: [Span]
-        /// The spans' pixels; when `dense`, every pixel of the box, row by row (no spans).
         let pixels: [UInt8]
         /// A turned mask's rows are columns of the text: short, with few gaps, and summing
         /// them span by span cost twice what the same text upright costs (a row's bookkeeping
-        /// as much as its pixels). Such masks are kept whole, the box padded to whole vectors,
-        /// and summed in one loop (`kiosk_add_rows`).
-        let dense: Bool
+        /// as much as its pixels). Such a mask keeps one span a row, from its first ink to its
+        /// last, summed in one C loop (`kiosk_add_row_spans`).
+        var oneSpanPerRow: Bool { rowStarts.isEmpty }
+
+        /// Row y's spans.
+        func spans(ofRow y: Int) -> ArraySlice<Span> {
+            oneSpanPerRow ? spans[y...y] : spans[Int(rowStarts[y])..<Int(rowStarts[y + 1])]
+        }
 
         var byteCount: Int { pixels.count + spans.count * MemoryLayout<Span>.stride + rowStarts.count * 4 }
     }
@@ -78,16 +81,30 @@ public final class TextMask {
     }
 
     /// The `size` 8-bit pixels at `base` (rows `stride` bytes apart; nil: none inked) as spans,
-    /// or dense when they are turned a quarter (`Layout.dense`).
+    /// one a row when they are turned a quarter (`Layout.oneSpanPerRow`).
     private static func layout(of base: UnsafePointer<UInt8>?, stride: Int, size: PixelSize, quarterTurns: Int) -> Layout {
         let width = Int(size.width), height = Int(size.height)
-        if quarterTurns % 2 == 1, let base, width % TextMask.vector == 0 {
-            // The box is padded to whole vectors by `layout(quarterTurns:)`.
-            let pixels = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, n in
-                for y in 0..<height { (buffer.baseAddress! + y * width).initialize(from: base + y * stride, count: width) }
-                n = width * height
+        if quarterTurns % 2 == 1, let base {
+            var spans: [Span] = []
+            spans.reserveCapacity(height)
+            var total = 0
+            for y in 0..<height {
+                let row = base + y * stride
+                guard let first = (0..<width).first(where: { row[$0] != 0 }) else {
+                    spans.append(Span(x: 0, count: 0, offset: UInt32(total)))
+                    continue
+                }
+                let last = (first..<width).last(where: { row[$0] != 0 })!
+                spans.append(Span(x: UInt16(first), count: UInt16(last + 1 - first), offset: UInt32(total)))
+                total += last + 1 - first
             }
-            return Layout(pixelSize: size, quarterTurns: quarterTurns, rowStarts: [], spans: [], pixels: pixels, dense: true)
+            let pixels = [UInt8](unsafeUninitializedCapacity: total) { buffer, n in
+                for (y, s) in spans.enumerated() where s.count > 0 {
+                    (buffer.baseAddress! + Int(s.offset)).initialize(from: base + y * stride + Int(s.x), count: Int(s.count))
+                }
+                n = total
+            }
+            return Layout(pixelSize: size, quarterTurns: quarterTurns, rowStarts: [], spans: spans, pixels: pixels)
         }
         var starts: [UInt32] = [0], spans: [Span] = []
         if let b = base {
@@ -130,7 +147,7 @@ public final class TextMask {
             }
             n = total
         }
-        return Layout(pixelSize: size, quarterTurns: quarterTurns, rowStarts: starts, spans: spans, pixels: pixels, dense: false)
+        return Layout(pixelSize: size, quarterTurns: quarterTurns, rowStarts: starts, spans: spans, pixels: pixels)
     }
 
     /// The pixels turned `quarterTurns` clockwise from upright, made from the kept ones (and
@@ -141,35 +158,23 @@ public final class TextMask {
         let w = Int(pixelSize.width), h = Int(pixelSize.height)
         // Upright pixels, whole, from the kept ones in whatever orientation they are in.
         var upright = [UInt8](repeating: 0, count: w * h)
-        // The kept box turned, less its padding on the right.
         let (fw, fh) = from.quarterTurns % 2 == 1 ? (h, w) : (w, h)
         from.pixels.withUnsafeBufferPointer { px in
-            if from.dense {
-                let stride = Int(from.pixelSize.width)
-                for fy in 0..<fh {
-                    for fx in 0..<fw {
-                        let (x, y) = TextMask.turn(fx, fy, by: 4 - from.quarterTurns, width: fw, height: fh)
-                        upright[y * w + x] = px[fy * stride + fx]
-                    }
-                }
-                return
-            }
             for fy in 0..<fh {
-                for s in from.spans[Int(from.rowStarts[fy])..<Int(from.rowStarts[fy + 1])] {
-                    for i in 0..<min(Int(s.count), fw - Int(s.x)) {
+                for s in from.spans(ofRow: fy) {
+                    for i in 0..<Int(s.count) {
                         let (x, y) = TextMask.turn(Int(s.x) + i, fy, by: 4 - from.quarterTurns, width: fw, height: fh)
                         upright[y * w + x] = px[Int(s.offset) + i]
                     }
                 }
             }
         }
-        let v = Int32(TextMask.vector)
-        let size = k % 2 == 1 ? PixelSize(width: (pixelSize.height + v - 1) / v * v, height: pixelSize.width) : pixelSize
+        let size = k % 2 == 1 ? PixelSize(width: pixelSize.height, height: pixelSize.width) : pixelSize
         var turned = [UInt8](repeating: 0, count: Int(size.width) * Int(size.height))
         for y in 0..<h {
             for x in 0..<w where upright[y * w + x] != 0 {
                 let (tx, ty) = TextMask.turn(x, y, by: k, width: w, height: h)
-                turned[ty * Int(size.width) + tx] = upright[y * w + x] // padding on the right
+                turned[ty * Int(size.width) + tx] = upright[y * w + x]
             }
         }
         stored = turned.withUnsafeBufferPointer {

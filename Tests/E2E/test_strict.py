@@ -267,7 +267,8 @@ def test_output_scales_and_all_transforms(strict):
 
 
 def test_app_rotation_pre_rotates_for_every_output_transform(strict):
-    # --rotate 90 turns frames anyway, so the buffer is turned into the panel's orientation too.
+    # With --rotate 90 as well, the app's turn and the output's fold into one: the buffer is
+    # still drawn in the panel's orientation, for every output transform.
     with start(strict, "--scene", "tiles", "--rotate", "90", "--idle-timeout", "0") as k:
         turn_through(strict, (1, 2, 3, 0, 5, 6, 7, 4))
         strict.assert_clean()

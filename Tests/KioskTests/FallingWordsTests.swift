@@ -301,14 +301,19 @@ import CPixman
     }
 
     @Test func aMaskOnATurnedCanvasIsTheUprightSumTurned() throws {
-        // A mask of uneven ink (its width not a whole vector), overlapping itself and cut by the
+        // A mask of uneven ink (no side a whole vector), overlapping itself and cut by the
         // canvas' edges, drawn through every quarter turn in an order that turns the kept mask
         // from each orientation into each other one, under a clip: pixel for pixel the upright
         // picture turned (the turns written out here, not taken from TextMask).
         let size = PixelSize(width: 45, height: 23)
         let image = try #require(Image(alphaMaskOf: size))
         let base = UnsafeMutableRawPointer(pixman_image_get_data(image.raw)!).assumingMemoryBound(to: UInt8.self)
-        for y in 0..<Int(size.height) { for x in 0..<Int(size.width) where (x * 7 + y * 3) % 11 > 3 { base[y * image.stride + x] = UInt8((x * 5 + y * 17) % 200 + 20) } }
+        // Columns 30–35 inked only in rows 5–11: turned, rows shorter than a vector.
+        for y in 0..<Int(size.height) {
+            for x in 0..<Int(size.width) where (x * 7 + y * 3) % 11 > 3 && (!(30..<36).contains(x) || (5..<12).contains(y)) {
+                base[y * image.stride + x] = UInt8((x * 5 + y * 17) % 200 + 20)
+            }
+        }
         let mask = TextMask(image: image)
         let (W, H) = (70, 50)
         let places: [Canvas.MaskPlacement] = [.init(mask: mask, x: 10, y: 8), .init(mask: mask, x: 20, y: 15),

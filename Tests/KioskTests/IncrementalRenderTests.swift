@@ -100,7 +100,7 @@ import Glibc
     }
 
     // Every scene, with fingers dragging and pinching over it and its own animations running.
-    // Upright, and turned by the app (frames drawn through the turned offscreen layer).
+    // Upright, and turned by the app (frames drawn through a turned canvas).
     @Test(arguments: SceneCatalog.names, [0, 1]) func everySceneRepaintsByDamageExactly(name: String, rotation: Int) throws {
         let fonts = FontCache()
         let scene = try #require(SceneCatalog.make(name, fonts: fonts))

@@ -84,23 +84,49 @@ static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count
     for (; i < count; i++) dst[i] = kiosk_shade1(cov[i], color);
 }
 
-/* dst[i] = min(255, dst[i] + src[i]) for `count` bytes of each of `rows` rows (rows
- * `dst_stride` and `src_stride` bytes apart): a dense text mask summed into the coverage band
- * (CoverageBand). A turned mask's rows are short (columns of the text), and a row costs little
- * more than its sixteen-byte adds here. */
-static inline void kiosk_add_rows(uint8_t *dst, long dst_stride, const uint8_t *src, long src_stride, long count, long rows) {
-    for (long r = 0; r < rows; r++, dst += dst_stride, src += src_stride) {
-        long i = 0;
+/* `count` coverage bytes of a text mask's row from `src`, how many a span of it holds. */
+typedef struct {
+    uint16_t x, count;
+    uint32_t offset;
+} kiosk_span;
+
+/* dst[i] = min(255, dst[i] + src[i]) for i < count, sixteen at a time; a tail shorter than
+ * sixteen as one more vector over the last sixteen bytes with the lanes already done zeroed
+ * in src (no byte loop, and nothing read outside either row). */
+static inline void kiosk_add_bytes(uint8_t *dst, const uint8_t *src, long count) {
+    long i = 0;
 #if defined(__SSE2__)
-        for (; i + 16 <= count; i += 16) {
-            __m128i d = _mm_loadu_si128((const __m128i *)(dst + i)), s = _mm_loadu_si128((const __m128i *)(src + i));
-            _mm_storeu_si128((__m128i *)(dst + i), _mm_adds_epu8(d, s));
-        }
+    for (; i + 16 <= count; i += 16) {
+        __m128i d = _mm_loadu_si128((const __m128i *)(dst + i)), s = _mm_loadu_si128((const __m128i *)(src + i));
+        _mm_storeu_si128((__m128i *)(dst + i), _mm_adds_epu8(d, s));
+    }
+    if (i < count && count >= 16) {
+        const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        __m128i fresh = _mm_cmpgt_epi8(lane, _mm_set1_epi8((char)(15 - (count - i))));
+        __m128i d = _mm_loadu_si128((const __m128i *)(dst + count - 16));
+        __m128i s = _mm_and_si128(_mm_loadu_si128((const __m128i *)(src + count - 16)), fresh);
+        _mm_storeu_si128((__m128i *)(dst + count - 16), _mm_adds_epu8(d, s));
+        return;
+    }
 #endif
-        for (; i < count; i++) {
-            unsigned v = dst[i] + src[i];
-            dst[i] = (uint8_t)(v > 255 ? 255 : v);
-        }
+    for (; i < count; i++) {
+        unsigned v = dst[i] + src[i];
+        dst[i] = (uint8_t)(v > 255 ? 255 : v);
+    }
+}
+
+/* `rows` rows of a text mask kept as one span a row (a turned mask: TextMask.Layout), summed
+ * into the coverage band: row r's span goes to dst + r * dst_stride + mask_x + its x, only its
+ * columns from `from` to `to` (the band's sides, in the mask's columns). A turned mask's rows
+ * are short, and summing them with a Swift loop over general spans cost twice what the same
+ * text upright costs (a row's bookkeeping as much as its pixels). */
+static inline void kiosk_add_row_spans(uint8_t *dst, long dst_stride, long mask_x, const kiosk_span *spans, long rows,
+                                       const uint8_t *pixels, long from, long to) {
+    for (long r = 0; r < rows; r++, dst += dst_stride) {
+        long a = spans[r].x, b = a + spans[r].count;
+        if (a < from) a = from;
+        if (b > to) b = to;
+        if (a < b) kiosk_add_bytes(dst + mask_x + a, pixels + spans[r].offset + (a - spans[r].x), b - a);
     }
 }
 
