@@ -81,6 +81,32 @@ import Testing
         let d = r.renderFrame()
         #expect(d.intersects(PixelRect(x: 1280 - 400, y: 10, width: 100, height: 20))) // refreshed with it
     }
+
+    @Test func onATurnedBufferTheStatsOverlayStaysAtTheWindowsTopRight() throws {
+        // A rotated output: the buffer is the panel's 800×1280, the window 1280×800. The overlay
+        // belongs at the window's top right, turned with everything else: what it changes of a
+        // black screen lies in the turned box, taller than wide.
+        func frame(stats: Bool) throws -> Image {
+            let r = try HeadlessRenderer(scene: BlackScreen(), info: DisplayInfo(size: Size(width: 1280, height: 800)), bufferRotation: 1)
+            r.stage.fonts = FontCache()
+            r.stage.showsStats = stats
+            r.renderFrame()
+            return r.image
+        }
+        let with = try frame(stats: true), without = try frame(stats: false)
+        var box = (minX: Int.max, minY: Int.max, maxX: 0, maxY: 0)
+        var rows: [[UInt32]] = []
+        without.withRows { _, row in rows.append(Array(row)) }
+        with.withRows { y, row in
+            for x in row.indices where row[x] != rows[y][x] {
+                box = (min(box.minX, x), min(box.minY, y), max(box.maxX, x), max(box.maxY, y))
+            }
+        }
+        try #require(box.minX <= box.maxX, "the overlay changed nothing")
+        // The window's (850, 8)–(1270, 42) is the buffer's (758, 850)–(792, 1270).
+        #expect(box.minX >= 758 && box.maxX < 792 && box.minY >= 850 && box.maxY < 1270, "\(box)")
+        #expect(box.maxY - box.minY > 5 * (box.maxX - box.minX), "\(box)")
+    }
 }
 
 #if canImport(Glibc)

@@ -95,10 +95,12 @@ final class Stage {
     /// Scene (logical) → window coordinates, in points.
     var sceneToWindow: AffineTransform { Stage.quarterTurns(rotation, into: windowInfo.size.width, windowInfo.size.height) }
     /// Scene (logical) → buffer coordinates, in points: the app rotation, then the buffer's.
-    var sceneToBuffer: AffineTransform {
+    var sceneToBuffer: AffineTransform { sceneToWindow.concatenating(windowToBuffer) }
+    /// Window (surface) → buffer coordinates, in points: the buffer's turn.
+    private var windowToBuffer: AffineTransform {
         let w = windowInfo.size.width, h = windowInfo.size.height
         let turned = bufferRotation % 2 == 1 ? (h, w) : (w, h)
-        return sceneToWindow.concatenating(Stage.quarterTurns(bufferRotation, into: turned.0, turned.1))
+        return Stage.quarterTurns(bufferRotation, into: turned.0, turned.1)
     }
     /// Window (surface) coordinates → scene coordinates, for touches and the pointer.
     func toScene(_ p: Point) -> Point { sceneToWindow.inverted!.apply(p) }
@@ -135,7 +137,7 @@ final class Stage {
         }
         if showsStats || statsWasShown {
             // The overlay is refreshed only on frames drawn anyway: it never keeps the kiosk awake.
-            if !damage.isEmpty || statsWasShown != showsStats { damage.add(statsRect.pixelBounds(scale: windowInfo.scale)) }
+            if !damage.isEmpty || statsWasShown != showsStats { damage.add(windowToBuffer.apply(statsRect).pixelBounds(scale: windowInfo.scale)) }
             if !damage.isEmpty { recordFrame(time: time, damage: damage) }
             statsWasShown = showsStats
         }
@@ -154,10 +156,11 @@ final class Stage {
     private var statsText = ""
     private var lastFrameTimes: [Double] = []
     private var lastDrawDuration = 0.0
-    /// In buffer coordinates (on a rotated output it reads sideways: a diagnostic, kept simple).
-    private var statsRect: Rect { Rect(x: Double(pixelSize.width) / Double(windowInfo.scale) - 430, y: 8, width: 420, height: 34) }
+    /// At the window's top right, in window coordinates: upright on a rotated output (with app
+    /// rotation it reads sideways: a diagnostic, kept simple).
+    private var statsRect: Rect { Rect(x: windowInfo.size.width - 430, y: 8, width: 420, height: 34) }
     /// The overlay in scene coordinates.
-    private var statsRectInScene: Rect { sceneToBuffer.inverted!.apply(statsRect) }
+    private var statsRectInScene: Rect { sceneToWindow.inverted!.apply(statsRect) }
 
     private func recordFrame(time: Double, damage: Region) {
         lastFrameTimes.append(time)
@@ -198,9 +201,10 @@ final class Stage {
         drawn.seconds += lastDrawDuration
         drawn.longest = max(drawn.longest, lastDrawDuration)
         drawTimes.record(lastDrawDuration)
-        if showsStats, canvas.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: windowInfo.scale) {
-            canvas.fillRoundedRect(statsRect, radius: 8, color: Color.black.withAlpha(0.7))
-            canvas.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color.leaf)
+        if showsStats, let c = bufferRotation == 0 ? canvas : canvas.turned(by: windowToBuffer, size: windowInfo.size),
+           c.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: windowInfo.scale) {
+            c.fillRoundedRect(statsRect, radius: 8, color: Color.black.withAlpha(0.7))
+            c.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color.leaf)
         }
     }
 }
