@@ -370,43 +370,12 @@ public final class Canvas {
     public func draw(_ run: TextRun, at origin: Point, color: Color, colorGlyphsOnly: Bool = false) {
         guard color.alpha > 0, !run.glyphs.isEmpty else { return }
         let bx = Int32((origin.x * Double(scale)).rounded()), by = Int32((origin.y * Double(scale)).rounded())
-        if turn != nil { return drawTurned(run, x: bx, y: by, color: color, colorGlyphsOnly: colorGlyphsOnly) }
-        if let c = clipBounds {
-            // Whole-run reject: most text is outside a small damage rectangle.
-            let top = by - run.ascent, bottom = by + run.descent
-            if bx > c.x + c.width || bx + run.pixelWidth < c.x || top > c.y + c.height || bottom < c.y { return }
+        func outsideClip(_ r: PixelRect) -> Bool {
+            guard let c = clipBounds else { return false }
+            return r.x > c.x + c.width || r.x + r.width < c.x || r.y > c.y + c.height || r.y + r.height < c.y
         }
-        var pc = color.pixman
-        guard let src = pixman_image_create_solid_fill(&pc) else { return }
-        defer { pixman_image_unref(src) }
-        var alphaMask: OpaquePointer?
-        defer { if let alphaMask { pixman_image_unref(alphaMask) } }
-        for g in run.glyphs where g.isColor || !colorGlyphsOnly {
-            let x = bx + g.x, y = by - g.y
-            if let c = clipBounds, x > c.x + c.width || x + g.width < c.x || y > c.y + c.height || y + g.height < c.y {
-                continue
-            }
-            if g.isColor {
-                // Colour glyphs (emoji) carry their own colours; only the alpha applies.
-                if color.alpha < 1, alphaMask == nil {
-                    var mc = Color(red: 0, green: 0, blue: 0, alpha: color.alpha).pixman
-                    alphaMask = pixman_image_create_solid_fill(&mc)
-                }
-                pixman_image_composite32(PIXMAN_OP_OVER, g.image, alphaMask, target, 0, 0, 0, 0, x, y, g.width, g.height)
-            } else {
-                pixman_image_composite32(PIXMAN_OP_OVER, src, g.image, target, 0, 0, 0, 0, x, y, g.width, g.height)
-            }
-        }
-    }
-
-    /// `draw(_:at:color:colorGlyphsOnly:)` on a turned canvas, the pen origin at upright pixel
-    /// (x, y): each glyph sampled turned, unfiltered, from fcft's own pixels.
-    private func drawTurned(_ run: TextRun, x bx: Int32, y by: Int32, color: Color, colorGlyphsOnly: Bool) {
-        if let c = clipBounds {
-            let box = devicePixels(PixelRect(x: bx, y: by - run.ascent, width: run.pixelWidth, height: run.ascent + run.descent))
-            // Whole-run reject: most text is outside a small damage rectangle.
-            guard !box.intersection(c).isEmpty else { return }
-        }
+        // Whole-run reject: most text is outside a small damage rectangle.
+        if outsideClip(devicePixels(PixelRect(x: bx, y: by - run.ascent, width: run.pixelWidth, height: run.ascent + run.descent))) { return }
         var pc = color.pixman
         guard let src = pixman_image_create_solid_fill(&pc) else { return }
         defer { pixman_image_unref(src) }
@@ -415,17 +384,25 @@ public final class Canvas {
         for g in run.glyphs where g.isColor || !colorGlyphsOnly {
             let upright = PixelRect(x: bx + g.x, y: by - g.y, width: g.width, height: g.height)
             let d = devicePixels(upright)
-            if let c = clipBounds, d.intersection(c).isEmpty { continue }
-            guard let turned = turnedView(of: g.image, at: upright) else { continue }
-            defer { pixman_image_unref(turned) }
+            if outsideClip(d) { continue }
+            // Upright, fcft's glyph image itself; turned, a view of its pixels sampled turned
+            // at target coordinates.
+            var image = g.image, at = (x: Int32(0), y: Int32(0))
+            var view: OpaquePointer?
+            if turn != nil {
+                guard let v = turnedView(of: g.image, at: upright) else { continue }
+                view = v; image = v; at = (d.x, d.y)
+            }
+            defer { if let view { pixman_image_unref(view) } }
             if g.isColor {
+                // Colour glyphs (emoji) carry their own colours; only the alpha applies.
                 if color.alpha < 1, alphaMask == nil {
                     var mc = Color(red: 0, green: 0, blue: 0, alpha: color.alpha).pixman
                     alphaMask = pixman_image_create_solid_fill(&mc)
                 }
-                pixman_image_composite32(PIXMAN_OP_OVER, turned, alphaMask, target, d.x, d.y, 0, 0, d.x, d.y, d.width, d.height)
+                pixman_image_composite32(PIXMAN_OP_OVER, image, alphaMask, target, at.x, at.y, 0, 0, d.x, d.y, d.width, d.height)
             } else {
-                pixman_image_composite32(PIXMAN_OP_OVER, src, turned, target, 0, 0, d.x, d.y, d.x, d.y, d.width, d.height)
+                pixman_image_composite32(PIXMAN_OP_OVER, src, image, target, 0, 0, at.x, at.y, d.x, d.y, d.width, d.height)
             }
         }
     }
