@@ -38,7 +38,7 @@ public final class Canvas {
     /// then only scaled).
     private let turn: AffineTransform?
     /// Quarter turns clockwise from the canvas' points to its target, 0...3.
-    public let quarterTurns: Int
+    let quarterTurns: Int
     /// Whether the canvas leaves the target's clip as it is when it goes (a turned canvas
     /// borrows the clip of the canvas it was made from).
     private let borrowsClip: Bool

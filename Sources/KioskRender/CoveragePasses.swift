@@ -54,7 +54,8 @@ struct CoverageShader {
 
 /// Sums masks into the coverage band (`Canvas.drawCoverage`'s first pass): a saturating add
 /// that the compiler turns into SSE2's `paddusb`, sixteen bytes at a time, over each mask's
-/// inked spans only (`TextMask`).
+/// inked spans only (`TextMask`); a turned mask's rows, one span each, in C
+/// (`kiosk_add_row_spans`).
 ///
 /// Why not pixman's ADD: the same loop inside, but each call costs about as much as a small
 /// label's pixels (~300 calls a frame for the peers' 200 labels). Empty stretches are skipped
