@@ -60,7 +60,10 @@ import Testing
         let before = FilePages.droppable()
         #expect(!before.isEmpty) // at least this test binary's code
         let resident = before.reduce(0) { $0 + $1.residentKiB }
-        #expect(FilePages.drop(before) == resident)
+        // Tests running alongside may unmap a file (a font) between the listing and the drop:
+        // its mapping is then refused (ENOMEM) and not counted.
+        let dropped = FilePages.drop(before)
+        #expect(dropped <= resident && dropped >= resident * 3 / 4, "\(dropped) of \(resident) KiB")
         // Still running (this code just came back), and most of it is no longer mapped.
         let after = FilePages.droppable().reduce(0) { $0 + $1.residentKiB }
         #expect(after < resident * 3 / 4, "\(after) KiB resident again of \(resident)")
