@@ -29,6 +29,10 @@ def test_screensaver_animates_continuously_and_reports_stats(weston, kiosk):
                                           k.stderr)[-1])
     assert frames / 8 - 2 <= followed <= frames / 8 + 2, f"{followed} followed of {frames} drawn"
     assert followed * 0.8 <= shown <= followed + 1, f"{shown} shown of {followed} followed"
+    # And how many words were falling (what a measurement of the screensaver depends on): ~2 s
+    # at the default settings (a word every 0.5 s from the start, each falling ~8 s) is 5 or 6.
+    words = int(re.findall(r"stats: [^\n]*, (\d+) words on screen, draw mean", k.stderr)[-1])
+    assert 3 <= words <= 9, f"{words} words on screen after ~2.5 s"
     a = weston.screenshot()
     time.sleep(0.3)
     b = weston.screenshot()

@@ -260,7 +260,10 @@ final class Application: WindowDelegate, InputSink {
             seen = ", \(p.followed - q.followed) followed (1 in \(Window.feedbackEvery)): \(p.presented - q.presented) shown, \(p.discarded - q.discarded) discarded"
             if p.skipped > q.skipped { seen += ", \(p.skipped - q.skipped) not followed (no presentation feedback)" }
         }
-        log.notice("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
+        // What the screensaver's cost depends on, so that two measurements can be compared
+        // (the same settings keep more words alive on a taller screen: they fall longer).
+        let words = (shell?.activeScene as? FallingWordsScene).map { ", \($0.labelCount) words on screen" } ?? ""
+        log.notice("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen)\(words), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
     }
 
     /// New settings, live. Scenes whose settings changed are saved and rebuilt (they keep

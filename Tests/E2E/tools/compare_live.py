@@ -4,7 +4,7 @@
 core, the kiosk's and its weston's) is read over the same windows. Not a test: a before/after
 number for a change.
 
-    /usr/bin/python3 Tests/E2E/tools/compare_live.py OLD_KIOSK NEW_KIOSK [--interval 0.5] [--transform rotate-90]
+    /usr/bin/python3 Tests/E2E/tools/compare_live.py OLD_KIOSK NEW_KIOSK [--interval 0.5 | --words 200] [--transform rotate-90]
 
 Why at once: this machine's speed drifts by 15-30 % within minutes (other tenants), more than
 most changes are worth, so runs one after the other (live_usage.py) need many repeats; two
@@ -24,13 +24,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Kiosk, Weston  # noqa: E402
 from bench_table import PEERS  # noqa: E402
-from live_usage import cpu_seconds, wait_for_quiet, words_config  # noqa: E402
+from live_usage import cpu_seconds, interval_for, wait_for_quiet, words_config  # noqa: E402
 
 
 def compare(binaries, interval=0.1, label_size=PEERS["label_size"], phrases=PEERS["phrases"], warmup=20.0, windows=6, window=10.0,
-            transform="normal"):
+            transform="normal", words=None):
     """Returns {binary: [(kiosk %, weston %) per window]}."""
     wait_for_quiet()
+    if words:
+        # As many words alive whatever the panel's shape; the screen fills once they have fallen once.
+        interval = interval_for(words, 1920 if transform in ("rotate-90", "rotate-270") else 1080, 60, label_size)
+        warmup = max(warmup, 1.1 * interval * words)
     runs = []
     try:
         for b in binaries:
@@ -60,7 +64,8 @@ def compare(binaries, interval=0.1, label_size=PEERS["label_size"], phrases=PEER
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binaries", nargs=2, help="the two kiosk executables (e.g. a copy of the old build, then .build/release/kiosk)")
-    ap.add_argument("--interval", type=float, default=0.1, help="seconds between words: 0.1 keeps ~200 alive, 0.5 is light load")
+    ap.add_argument("--interval", type=float, default=0.1, help="seconds between words: 0.1 keeps ~200 alive on a landscape panel, 0.5 is light load")
+    ap.add_argument("--words", type=int, help="keep this many words alive instead (the interval follows from the panel's height)")
     ap.add_argument("--windows", type=int, default=6)
     ap.add_argument("--window", type=float, default=10)
     ap.add_argument("--transform", default="normal", help="weston's output transform, e.g. rotate-90")
@@ -68,7 +73,7 @@ def main():
     ap.add_argument("--phrases", type=int, default=PEERS["phrases"], help="16: the peers' set; 1: the default phrase")
     a = ap.parse_args()
     r = compare(a.binaries, interval=a.interval, label_size=a.label_size, phrases=a.phrases, windows=a.windows, window=a.window,
-                transform=a.transform)
+                transform=a.transform, words=a.words)
     names = [f"{i + 1}: {b}" for i, b in enumerate(a.binaries)]
     print("  ".join(names))
     for w in range(a.windows):

@@ -55,6 +55,16 @@ def pss_buffers_shared_kib(pid):
     return total
 
 
+def interval_for(words, height, speed, label_size):
+    """Seconds between new words that keep `words` alive on a screen `height` points tall: a word
+    falls the height plus its own (the model's `spawn`: base height 0.3 x size, scaled 1-2x, so
+    1.5x on average) at `speed` (varied 0.7-1.3x, 1x on average). The same settings keep more
+    words alive on a taller screen: a portrait panel (a rotated output) shows ~345 where a
+    1080-point one shows ~205, so rows meant to compare the same job set the count, not the
+    interval. The kiosk's statistics line says how many there were."""
+    return (height + 0.3 * label_size * 1.5) / speed / words
+
+
 def words_config(speed, interval, label_size, phrases):
     lines = [f"speed = {speed}", f"interval = {interval}", f"size = {label_size}"]
     if phrases > 1:
@@ -94,10 +104,16 @@ def wait_for_quiet(limit=0.05, timeout=60.0):
 
 
 def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1, warmup=25.0, window=20.0,
-            size="1920x1080", transform="normal", compositor="weston", env=()):
-    """Runs one measurement; returns a dict of the numbers."""
+            size="1920x1080", transform="normal", compositor="weston", env=(), words=None):
+    """Runs one measurement; returns a dict of the numbers. `words`: keep that many alive (the
+    interval follows from the panel's height) instead of using `interval`."""
     quiet = wait_for_quiet()
     w, h = (int(v) for v in size.split("x"))
+    if words:
+        tall = 720 if compositor == "cage" else (w if transform in ("rotate-90", "rotate-270", "90", "270") else h)
+        interval = interval_for(words, tall, speed, label_size)
+        # The screen holds its count once the first words have fallen all the way.
+        warmup = max(warmup, 1.1 * interval * words)
     config = words_config(speed, interval, label_size, phrases)
     scene_args = ["--screensaver"] if scene == "words" else ["--scene", scene]
     extra = dict(e.split("=", 1) for e in env)
@@ -132,12 +148,14 @@ def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1
         wait_until(lambda: len(re.findall(r"stats:", kiosk.stderr)) >= 2, timeout=5, what="the second stats line")
         line = re.findall(r"stats: .*", kiosk.stderr)[-1]
         fps = re.search(r"\(([\d.]+) fps\)", line)
+        shown = re.search(r", (\d+) words on screen", line)
         span = t1 - t0
         kiosk_cpu, comp_cpu = 100 * (k1 - k0) / span, 100 * (c1 - c0) / span
         return dict(scene=scene, size=size, transform=transform, compositor=compositor, kiosk=kiosk_cpu,
                     compositor_cpu=comp_cpu, together=kiosk_cpu + comp_cpu, pss=pss_kib(pid) / 1024,
                     pss_shared=pss_buffers_shared_kib(pid) / 1024,
-                    fps=float(fps.group(1)) if fps else 0.0, stats=line, busy_before=quiet)
+                    fps=float(fps.group(1)) if fps else 0.0, words=int(shown.group(1)) if shown else None,
+                    interval=interval, stats=line, busy_before=quiet)
     finally:
         if kiosk is not None and kiosk is not comp:
             kiosk.close()
@@ -150,6 +168,7 @@ def main():
     ap.add_argument("--scene", default="words")
     ap.add_argument("--speed", type=float, default=60)
     ap.add_argument("--interval", type=float, default=0.1)
+    ap.add_argument("--words", type=int, help="keep this many words alive (sets the interval from the panel's height)")
     ap.add_argument("--label-size", type=float, default=200, help="[words] size: the smallest label's width in points")
     ap.add_argument("--phrases", type=int, default=1, help="1: the default phrase; 16: the peers' set")
     ap.add_argument("--warmup", type=float, default=25)
@@ -160,9 +179,9 @@ def main():
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for the kiosk (e.g. KIOSK_FLIP_BUFFERS=0)")
     a = ap.parse_args()
     r = measure(a.scene, a.speed, a.interval, a.label_size, a.phrases, a.warmup, a.window, a.size, a.transform,
-                a.compositor, a.env)
+                a.compositor, a.env, a.words)
     print(f"{r['scene']} at {r['size']} ({r['transform']}) under {r['compositor']} {' '.join(a.env)}, speed {a.speed}, "
-          f"interval {a.interval}, label size {a.label_size:g}, {a.phrases} phrase(s): kiosk {r['kiosk']:.1f}% of one core, "
+          f"interval {r['interval']:.3g}, label size {a.label_size:g}, {a.phrases} phrase(s): kiosk {r['kiosk']:.1f}% of one core, "
           f"{r['compositor']} {r['compositor_cpu']:.1f}%, together {r['together']:.1f}%, kiosk PSS {r['pss']:.1f} MiB "
           f"({r['pss_shared']:.1f} with its buffers charged half)")
     print(f"kiosk {r['stats']}")
