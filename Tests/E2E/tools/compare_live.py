@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Kiosk, Weston  # noqa: E402
 from bench_table import PEERS  # noqa: E402
-from live_usage import cpu_seconds, interval_for, wait_for_quiet, words_config  # noqa: E402
+from live_usage import cpu_seconds, interval_for, logical_height, wait_for_quiet, words_config  # noqa: E402
 
 
 def compare(binaries, interval=0.1, label_size=PEERS["label_size"], phrases=PEERS["phrases"], warmup=20.0, windows=6, window=10.0,
@@ -33,7 +33,7 @@ def compare(binaries, interval=0.1, label_size=PEERS["label_size"], phrases=PEER
     wait_for_quiet()
     if words:
         # As many words alive whatever the panel's shape; the screen fills once they have fallen once.
-        interval = interval_for(words, 1920 if transform in ("rotate-90", "rotate-270") else 1080, 60, label_size)
+        interval = interval_for(words, logical_height(transform=transform), 60, label_size)
         warmup = max(warmup, 1.1 * interval * words)
     runs = []
     try:

@@ -65,6 +65,16 @@ def interval_for(words, height, speed, label_size):
     return (height + 0.3 * label_size * 1.5) / speed / words
 
 
+def logical_height(size="1920x1080", transform="normal", compositor="weston"):
+    """The screen's height in points as the kiosk lays it out: a quarter turn of the output
+    (weston's rotate-90/270, sway's 90/270) makes the panel portrait; cage's headless output is
+    1280x720 whatever is asked."""
+    if compositor == "cage":
+        return 720
+    w, h = (int(v) for v in size.split("x"))
+    return w if transform in ("rotate-90", "rotate-270", "90", "270") else h
+
+
 def words_config(speed, interval, label_size, phrases):
     lines = [f"speed = {speed}", f"interval = {interval}", f"size = {label_size}"]
     if phrases > 1:
@@ -110,8 +120,7 @@ def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1
     quiet = wait_for_quiet()
     w, h = (int(v) for v in size.split("x"))
     if words:
-        tall = 720 if compositor == "cage" else (w if transform in ("rotate-90", "rotate-270", "90", "270") else h)
-        interval = interval_for(words, tall, speed, label_size)
+        interval = interval_for(words, logical_height(size, transform, compositor), speed, label_size)
         # The screen holds its count once the first words have fallen all the way.
         warmup = max(warmup, 1.1 * interval * words)
     config = words_config(speed, interval, label_size, phrases)
