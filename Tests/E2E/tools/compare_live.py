@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Kiosk, Weston  # noqa: E402
 from bench_table import PEERS  # noqa: E402
-from live_usage import cpu_seconds, interval_for, logical_height, wait_for_quiet, words_config  # noqa: E402
+from live_usage import cpu_seconds, logical_height, wait_for_quiet, words_config, words_load  # noqa: E402
 
 
 def compare(binaries, interval=0.1, label_size=PEERS["label_size"], phrases=PEERS["phrases"], warmup=20.0, windows=6, window=10.0,
@@ -32,9 +32,8 @@ def compare(binaries, interval=0.1, label_size=PEERS["label_size"], phrases=PEER
     """Returns {binary: [(kiosk %, weston %) per window]}."""
     wait_for_quiet()
     if words:
-        # As many words alive whatever the panel's shape; the screen fills once they have fallen once.
-        interval = interval_for(words, logical_height(transform=transform), 60, label_size)
-        warmup = max(warmup, 1.1 * interval * words)
+        # As many words alive whatever the panel's shape.
+        interval, warmup = words_load(words, logical_height(transform=transform), 60, label_size, warmup)
     runs = []
     try:
         for b in binaries:

@@ -65,6 +65,13 @@ def interval_for(words, height, speed, label_size):
     return (height + 0.3 * label_size * 1.5) / speed / words
 
 
+def words_load(words, height, speed, label_size, warmup):
+    """(interval, warm-up) for `words` alive on a screen `height` points tall: the screen holds
+    its count once the first words have fallen all the way, so the warm-up is at least that."""
+    interval = interval_for(words, height, speed, label_size)
+    return interval, max(warmup, 1.1 * interval * words)
+
+
 def logical_height(size="1920x1080", transform="normal", compositor="weston"):
     """The screen's height in points as the kiosk lays it out: a quarter turn of the output
     (weston's rotate-90/270, sway's 90/270) makes the panel portrait; cage's headless output is
@@ -120,9 +127,7 @@ def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1
     quiet = wait_for_quiet()
     w, h = (int(v) for v in size.split("x"))
     if words:
-        interval = interval_for(words, logical_height(size, transform, compositor), speed, label_size)
-        # The screen holds its count once the first words have fallen all the way.
-        warmup = max(warmup, 1.1 * interval * words)
+        interval, warmup = words_load(words, logical_height(size, transform, compositor), speed, label_size, warmup)
     config = words_config(speed, interval, label_size, phrases)
     scene_args = ["--screensaver"] if scene == "words" else ["--scene", scene]
     extra = dict(e.split("=", 1) for e in env)
