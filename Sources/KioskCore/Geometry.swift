@@ -125,6 +125,20 @@ public struct PixelRect: Equatable, Hashable, Sendable, CustomStringConvertible 
         let x1 = max(x, o.x), y1 = max(y, o.y), x2 = min(x + width, o.x + o.width), y2 = min(y + height, o.y + o.height)
         return x2 > x1 && y2 > y1 ? PixelRect(x: x1, y: y1, width: x2 - x1, height: y2 - y1) : PixelRect(x: 0, y: 0, width: 0, height: 0)
     }
+    /// These pixels (of a space of points at `scale`) through `t`, a quarter turn (or flip) and a
+    /// translation (points → points, the translation whole pixels at `scale`), as the same
+    /// pixels of the turned space: in whole numbers, where mapping through points could round
+    /// a third of a pixel the wrong way at scale 3. Nil when `t` is not such a turn.
+    public func quarterTurned(by t: AffineTransform, scale: Int) -> PixelRect? {
+        // Each axis onto one axis, whole (a turn or a flip): entries 0 or ±1, one per row, not singular.
+        guard [t.a, t.b, t.c, t.d].allSatisfy({ $0 == 0 || abs($0) == 1 }), t.a * t.b == 0, t.c * t.d == 0, t.determinant != 0
+        else { return nil }
+        let a = Int32(t.a), b = Int32(t.b), c = Int32(t.c), d = Int32(t.d)
+        let s = Double(scale), tx = Int32((t.tx * s).rounded()), ty = Int32((t.ty * s).rounded())
+        let x1 = a * x + c * y + tx, y1 = b * x + d * y + ty
+        let x2 = a * (x + width) + c * (y + height) + tx, y2 = b * (x + width) + d * (y + height) + ty
+        return PixelRect(x: min(x1, x2), y: min(y1, y2), width: abs(x2 - x1), height: abs(y2 - y1))
+    }
 }
 
 /// A whole-pixel buffer size.

@@ -37,6 +37,8 @@ public final class Canvas {
     /// Points → target pixels when the canvas is turned; nil when it is upright (points are
     /// then only scaled).
     private let turn: AffineTransform?
+    /// The same turn from points to target points (before the scale).
+    private let turnInPoints: AffineTransform?
     /// Quarter turns clockwise from the canvas' points to its target, 0...3.
     let quarterTurns: Int
     /// Whether the canvas leaves the target's clip as it is when it goes (a turned canvas
@@ -51,6 +53,7 @@ public final class Canvas {
         pixelSize = PixelSize(width: pixman_image_get_width(target), height: pixman_image_get_height(target))
         size = Size(width: Double(pixelSize.width) / Double(self.scale), height: Double(pixelSize.height) / Double(self.scale))
         turn = nil
+        turnInPoints = nil
         quarterTurns = 0
         borrowsClip = false
     }
@@ -62,6 +65,7 @@ public final class Canvas {
         pixelSize = base.pixelSize
         self.size = size
         turn = t.concatenating(AffineTransform(scaleX: Double(base.scale), y: Double(base.scale)))
+        turnInPoints = t
         self.quarterTurns = quarterTurns
         borrowsClip = true
         clip = base.clip
@@ -118,14 +122,9 @@ public final class Canvas {
     /// pixels (in whole numbers: through points, a third of a pixel at scale 3 could round a
     /// mask one pixel off).
     private func devicePixels(_ r: PixelRect) -> PixelRect {
-        guard let turn else { return r }
-        // The turn's linear part without the scale: 0 or ±1 each.
-        let s = Int32(scale)
-        let a = Int32(turn.a) / s, b = Int32(turn.b) / s, c = Int32(turn.c) / s, d = Int32(turn.d) / s
-        let tx = Int32(turn.tx.rounded()), ty = Int32(turn.ty.rounded())
-        let x1 = a * r.x + c * r.y + tx, y1 = b * r.x + d * r.y + ty
-        let x2 = a * (r.x + r.width) + c * (r.y + r.height) + tx, y2 = b * (r.x + r.width) + d * (r.y + r.height) + ty
-        return PixelRect(x: min(x1, x2), y: min(y1, y2), width: abs(x2 - x1), height: abs(y2 - y1))
+        guard let turnInPoints else { return r }
+        // `turned(by:size:)` takes only quarter turns by whole pixels.
+        return r.quarterTurned(by: turnInPoints, scale: scale)!
     }
 
     /// The current clip region (target pixels), if any.

@@ -19,6 +19,31 @@ import Testing
         #expect(r.pixelBounds(scale: 2) == PixelRect(x: 0, y: 3, width: 6, height: 3))
     }
 
+    /// Each pixel of the rectangle, its centre taken through the turn, lands in the turned
+    /// rectangle, and the turned rectangle holds no other pixel: at scale 3, where a third of a
+    /// pixel through points could round the wrong way, for every turn and flip.
+    @Test func aPixelRectQuarterTurnedHoldsExactlyItsPixelsTurned() throws {
+        let scale = 3, s = 3.0
+        let turns: [(Double, Double, Double, Double)] = [(1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0), (1, 0, 0, -1), (0, 1, 1, 0)]
+        let r = PixelRect(x: 4, y: 7, width: 5, height: 2)
+        for (a, b, c, d) in turns {
+            // Translations of whole pixels at the scale (a third of a point each).
+            let t = AffineTransform(a: a, b: b, c: c, d: d, tx: 100 / s, ty: 61 / s)
+            let q = try #require(r.quarterTurned(by: t, scale: scale))
+            #expect(q.area == r.area, "\(t)")
+            for y in r.y..<(r.y + r.height) {
+                for x in r.x..<(r.x + r.width) {
+                    let p = t.apply(Point(x: (Double(x) + 0.5) / s, y: (Double(y) + 0.5) / s))
+                    let px = Int32((p.x * s).rounded(.down)), py = Int32((p.y * s).rounded(.down))
+                    #expect(px >= q.x && px < q.x + q.width && py >= q.y && py < q.y + q.height, "\(x),\(y) → \(px),\(py) outside \(q)")
+                }
+            }
+        }
+        #expect(r.quarterTurned(by: AffineTransform(rotationAngle: 0.3), scale: 1) == nil)
+        #expect(r.quarterTurned(by: AffineTransform(a: 1, b: 1, c: 0, d: 1, tx: 0, ty: 0), scale: 1) == nil)
+        #expect(r.quarterTurned(by: AffineTransform(scaleX: 2, y: 2), scale: 1) == nil)
+    }
+
     @Test func affineInverseAndConcatenation() {
         let t = AffineTransform(rotationAngle: .pi / 2).concatenating(AffineTransform(translationX: 10, y: 5))
         let p = t.apply(Point(x: 1, y: 0))
