@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness import Kiosk, color_near, count_color, rgb, to_logical, wait_until
+from harness import SLACK, Kiosk, color_near, count_color, rgb, to_logical, wait_until
 
 BACKGROUND = rgb(0x101418)
 FINGER0 = rgb(0x4FC3F7)
@@ -60,8 +60,10 @@ def test_first_frame_within_budget(weston, kiosk):
     ns = int(re.search(r"monotonic (\d+) ns", k.stderr).group(1))
     elapsed_ms = (ns - k.started_ns) / 1e6
     print(f"exec → first committed frame: {elapsed_ms:.1f} ms")
-    # A generous budget for a shared CI machine; the 20 ms target is measured by the note.
-    assert 0 < elapsed_ms < 300
+    # Not a speed test (the 18 ms target is measured by Tests/E2E/tools/first_frame.py): a start
+    # that waits on something it should not (a timeout, a second round trip per output) shows
+    # up as whole seconds; a loaded CI machine gets the same slack as every wait.
+    assert 0 < elapsed_ms < 300 * SLACK
 
 
 def test_two_fingers_draw_two_markers_and_lift_without_frame(weston, kiosk):
@@ -178,12 +180,10 @@ def test_idle_kiosk_makes_no_wakeups(weston, kiosk):
     assert switches() == a, "the idle kiosk woke up"
 
 
-def test_sigterm_exits_zero_within_a_second(weston, kiosk):
+def test_sigterm_exits_zero_promptly(weston, kiosk):
     k = started(kiosk)
-    t0 = time.monotonic()
     k.proc.send_signal(signal.SIGTERM)
-    assert k.wait_exit(timeout=1.0) == 0
-    assert time.monotonic() - t0 < 1.0
+    assert k.wait_exit(timeout=1.0) == 0  # stretched by the harness's slack on a loaded machine
     assert "shutting down" in k.stderr
 
 
