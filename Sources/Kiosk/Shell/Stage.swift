@@ -130,9 +130,13 @@ final class Stage {
         if repaintsAll { damage = Region(PixelRect(x: 0, y: 0, width: spx.width, height: spx.height)) }
         repaintsAll = false
         if drawsTurned {
-            // The same pixels the turned canvas draws them to (`Canvas.turned`).
-            let t = sceneToBuffer, scale = windowInfo.scale
-            damage = Region(rects: damage.rects.compactMap { $0.quarterTurned(by: t, scale: scale) })
+            // The same pixels the turned canvas draws them to (`Canvas.turned`); were the turn
+            // ever not a quarter turn, the bounds through points (never fewer pixels than drawn).
+            let t = sceneToBuffer, scale = windowInfo.scale, s = Double(scale)
+            damage = Region(rects: damage.rects.map { r in
+                r.quarterTurned(by: t, scale: scale)
+                    ?? t.apply(Rect(x: Double(r.x) / s, y: Double(r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s)).pixelBounds(scale: scale)
+            })
         }
         if showsStats || statsWasShown {
             // The overlay is refreshed only on frames drawn anyway: it never keeps the kiosk awake.
