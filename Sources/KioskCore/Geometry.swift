@@ -130,9 +130,11 @@ public struct PixelRect: Equatable, Hashable, Sendable, CustomStringConvertible 
     /// pixels of the turned space: in whole numbers, where mapping through points could round
     /// a third of a pixel the wrong way at scale 3. Nil when `t` is not such a turn.
     public func quarterTurned(by t: AffineTransform, scale: Int) -> PixelRect? {
-        // Each axis onto one axis, whole (a turn or a flip): entries 0 or ±1, one per row, not singular.
-        guard [t.a, t.b, t.c, t.d].allSatisfy({ $0 == 0 || abs($0) == 1 }), t.a * t.b == 0, t.c * t.d == 0, t.determinant != 0
-        else { return nil }
+        // Each axis onto one axis, whole (a turn or a flip): entries 0 or ±1, one per row, not
+        // singular. (Tested one by one: an array of the four cost a heap allocation per call,
+        // and a turned canvas maps every text mask's rectangle each frame.)
+        func unit(_ v: Double) -> Bool { v == 0 || abs(v) == 1 }
+        guard unit(t.a), unit(t.b), unit(t.c), unit(t.d), t.a * t.b == 0, t.c * t.d == 0, t.determinant != 0 else { return nil }
         let a = Int32(t.a), b = Int32(t.b), c = Int32(t.c), d = Int32(t.d)
         let s = Double(scale), tx = Int32((t.tx * s).rounded()), ty = Int32((t.ty * s).rounded())
         let x1 = a * x + c * y + tx, y1 = b * x + d * y + ty
