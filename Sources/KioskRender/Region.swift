@@ -93,6 +93,21 @@ public final class Region: CustomStringConvertible {
         return Region(bounds)
     }
 
+    /// Every row the region touches, whole: a band from x = 0, `width` pixels wide, for each
+    /// run of touched rows.
+    public func wholeRows(width: Int32) -> Region {
+        var bands: [PixelRect] = []
+        // pixman keeps rectangles in bands of rows, top to bottom.
+        for r in rects {
+            if let last = bands.last, r.y <= last.y + last.height {
+                bands[bands.count - 1].height = max(last.height, r.y + r.height - last.y)
+            } else {
+                bands.append(PixelRect(x: 0, y: r.y, width: width, height: r.height))
+            }
+        }
+        return Region(rects: bands)
+    }
+
     /// Pixels covered (rectangles in a pixman region never overlap).
     public var area: Int { rects.reduce(0) { $0 + $1.area } }
     public var description: String { isEmpty ? "∅" : rects.map(\.description).joined(separator: " + ") }
