@@ -36,7 +36,7 @@ import Testing
         let damage = Region(rects: boxes)
         damage.intersect(PixelRect(x: 0, y: 0, width: 1920, height: 1080))
         let rows = damage.wholeRows(width: 1920)
-        #expect(damage.area * 10 >= rows.area * 6)
+        #expect(damage.area * 20 >= rows.area * 9)
         let told = Window.damageToReport(damage, width: 1920)
         #expect(told.rects == rows.rects)
         #expect(DamageReportTests.uncovered(damage, by: told) == 0)
