@@ -53,9 +53,9 @@ struct CoverageShader {
 }
 
 /// Sums masks into the coverage band (`Canvas.drawCoverage`'s first pass): a saturating add
-/// that the compiler turns into SSE2's `paddusb`, sixteen bytes at a time, over each mask's
-/// inked spans only (`TextMask`); a turned mask's rows, one span each, in C
-/// (`kiosk_add_row_spans`).
+/// (SSE2's `paddusb`, sixteen bytes at a time) over each mask's inked spans only (`TextMask`),
+/// in C: `kiosk_add_spans` upright, `kiosk_add_row_spans` for a turned mask's rows (one span
+/// each).
 ///
 /// Why not pixman's ADD: the same loop inside, but each call costs about as much as a small
 /// label's pixels (~300 calls a frame for the peers' 200 labels). Empty stretches are skipped
@@ -80,9 +80,9 @@ struct CoverageBand {
     func add(_ mask: TextMask.Layout, x: Int32, y: Int32) {
         let y1 = max(y, top), y2 = min(y + mask.pixelSize.height, top + rows)
         let x1 = max(x, 0), x2 = min(x + mask.pixelSize.width, width)
-        guard y1 < y2, x1 < x2 else { return }
+        // No ink (a blank label): nothing to add, and no pixels to point at.
+        guard y1 < y2, x1 < x2, !mask.pixels.isEmpty else { return }
         if mask.oneSpanPerRow {
-            guard !mask.pixels.isEmpty else { return }
             mask.spans.withUnsafeBufferPointer { spans in
                 mask.pixels.withUnsafeBufferPointer { pixels in
                     kiosk_add_row_spans((data + Int(y1 - top) * stride).assumingMemoryBound(to: UInt8.self), stride, Int(x),
@@ -91,38 +91,14 @@ struct CoverageBand {
             }
             return
         }
-        let whole = x1 == x && x2 == x + mask.pixelSize.width
         mask.rowStarts.withUnsafeBufferPointer { starts in
             mask.spans.withUnsafeBufferPointer { spans in
-                mask.pixels.withUnsafeBytes { pixels in
-                    let src = pixels.baseAddress!
-                    for row in Int(y1)..<Int(y2) {
-                        let r = row - Int(y), dst = data + (row - Int(top)) * stride + Int(x)
-                        for i in Int(starts[r])..<Int(starts[r + 1]) {
-                            let s = spans[i]
-                            var from = Int(s.x), to = from + Int(s.count)
-                            if !whole {
-                                // Partly off the band's sides: only what lies on it.
-                                from = max(from, Int(x1 - x)); to = min(to, Int(x2 - x))
-                                guard from < to else { continue }
-                            }
-                            CoverageBand.addRow(src + Int(s.offset) + (from - Int(s.x)), into: dst + from, count: to - from)
-                        }
-                    }
+                mask.pixels.withUnsafeBufferPointer { pixels in
+                    kiosk_add_spans((data + Int(y1 - top) * stride).assumingMemoryBound(to: UInt8.self), stride, Int(x),
+                                    starts.baseAddress! + Int(y1 - y), spans.baseAddress!, Int(y2 - y1), pixels.baseAddress!,
+                                    Int(x1 - x), Int(x2 - x))
                 }
             }
         }
-    }
-
-    /// Sixteen bytes at a time (spans come in whole vectors, bar the last of a row), then the rest.
-    @inline(__always)
-    private static func addRow(_ src: UnsafeRawPointer, into dst: UnsafeMutableRawPointer, count: Int) {
-        let s = src.assumingMemoryBound(to: UInt8.self), d = dst.assumingMemoryBound(to: UInt8.self)
-        var i = 0
-        while i + 16 <= count {
-            for j in i..<(i + 16) { d[j] = d[j] &+ min(s[j], ~d[j]) }
-            i += 16
-        }
-        while i < count { d[i] = d[i] &+ min(s[i], ~d[i]); i += 1 }
     }
 }

@@ -130,6 +130,23 @@ static inline void kiosk_add_row_spans(uint8_t *dst, long dst_stride, long mask_
     }
 }
 
+/* `rows` rows of an upright text mask (TextMask.Layout) summed into the coverage band: row r's
+ * spans are spans[row_starts[r] .. row_starts[r + 1]), each added at dst + r * dst_stride +
+ * mask_x + its x, only its columns from `from` to `to` (the band's sides, in the mask's columns).
+ * The same loop in Swift spent as much on each span's bookkeeping as on its pixels (spans are a
+ * few vectors long). */
+static inline void kiosk_add_spans(uint8_t *dst, long dst_stride, long mask_x, const uint32_t *row_starts,
+                                   const kiosk_span *spans, long rows, const uint8_t *pixels, long from, long to) {
+    for (long r = 0; r < rows; r++, dst += dst_stride) {
+        for (uint32_t i = row_starts[r], end = row_starts[r + 1]; i < end; i++) {
+            long a = spans[i].x, b = a + spans[i].count;
+            if (a < from) a = from;
+            if (b > to) b = to;
+            if (a < b) kiosk_add_bytes(dst + mask_x + a, pixels + spans[i].offset + (a - spans[i].x), b - a);
+        }
+    }
+}
+
 /* Orders the streamed stores before any later store (the commit that hands the buffer over). */
 static inline void kiosk_stream_fence(void) {
 #if defined(__SSE2__)
