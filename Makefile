@@ -6,6 +6,7 @@ MODULE := $(BUILD)/e2e/kiosk-test-input.so
 STRICT := $(BUILD)/e2e/strict-compositor
 BAD_CLIENT := $(BUILD)/e2e/bad-client
 VINPUT := $(BUILD)/e2e/virtual-input
+NO_SCANOUT := $(BUILD)/e2e/cage-no-scanout.so
 PYTHON := /usr/bin/python3
 # A module that imports a layer it does not declare (an upward import) fails the build: SwiftPM
 # alone would let it through whenever that module happens to be built first.
@@ -95,8 +96,14 @@ $(VINPUT): Tests/E2E/virtual-input/virtual-input.c $(VINPUT_XML)
 	cc -O2 -Wall -Wextra -Wno-unused-parameter -I$(BUILD)/e2e/vinput-gen -o $@ $< $(BUILD)/e2e/vinput-gen/*-protocol.c \
 		$$(pkg-config --cflags --libs wayland-client xkbcommon)
 
-# Test programs beside the compositors: the strict compositor, its bad client, virtual input.
-tools: $(STRICT) $(BAD_CLIENT) $(VINPUT)
+# A measuring shim that makes headless cage composite as on a panel (Tests/E2E/cage-no-scanout).
+$(NO_SCANOUT): Tests/E2E/cage-no-scanout/cage-no-scanout.c
+	@mkdir -p $(dir $@)
+	cc -O2 -Wall -Wextra -shared -fPIC -o $@ $< -ldl
+
+# Test programs beside the compositors: the strict compositor, its bad client, virtual input,
+# the cage shim.
+tools: $(STRICT) $(BAD_CLIENT) $(VINPUT) $(NO_SCANOUT)
 
 unit:
 	$(SWIFT) test $(LAYERS)

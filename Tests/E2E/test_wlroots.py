@@ -64,6 +64,33 @@ def test_cage_captures_the_whole_kiosk_as_the_snapshot(scene, tmp_path):
         c.close()
 
 
+def test_cage_compositing_upright_as_on_a_panel_shows_the_kiosk_whole(tmp_path):
+    # A DRM panel's cage cannot scan a wl_shm buffer out: it composites Kiosk's plain (unflipped)
+    # buffers every frame, repainting only the damage Kiosk reports. The shim makes the headless
+    # cage do that, so this path (and `make bench`'s row for it) is the panel's.
+    c = Cage("--scene", "tiles", config=NO_BAR, composites=True)
+    try:
+        c.wait_for(r"first frame shown")
+        time.sleep(1.5)
+        assert_same(c.screenshot(), snapshot("tiles", Cage.size, tmp_path), "cage compositing upright, tiles")
+        assert "buffers go out flipped" not in c.stderr
+        log = c.log.read_text()
+        assert "cage-no-scanout: direct scan-out refused" in log, "the shim did not stop cage's scan-out"
+        assert "Basic output test failed" not in log
+    finally:
+        c.close()
+    # Moving: the lander's frames arrive as damage only; what cage repaints of them must add up.
+    c = Cage("--scene", "lander", composites=True)
+    try:
+        c.wait_for(r"first frame shown")
+        time.sleep(1.0)
+        img = c.screenshot()
+        assert unpainted(img) < 0.001, f"{unpainted(img):.1%} of the lander capture is unpainted"
+        assert count_color(img, (0, 400, 1280, 720), TERRAIN, tol=6) > 20000
+    finally:
+        c.close()
+
+
 def test_cage_lander_and_screensaver_are_whole():
     c = Cage("--scene", "lander", "--idle-timeout", "3")
     try:

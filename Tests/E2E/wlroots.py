@@ -23,6 +23,7 @@ from harness import KIOSK, STRICT, stop, wait_until
 
 USER = "kiosk-e2e"
 VINPUT = STRICT.parent / "virtual-input"
+NO_SCANOUT = STRICT.parent / "cage-no-scanout.so"
 
 
 def _account():
@@ -44,19 +45,25 @@ def _account():
     return pw.pw_uid, pw.pw_gid, Path(pw.pw_dir)
 
 
-_kiosk_copy: Path | None = None
+_copies: dict[Path, Path] = {}
+
+
+def _user_copy(path: Path) -> Path:
+    """`path` copied where the test user can read and run it (the checkout may sit under /root)."""
+    copy = _copies.get(path)
+    if copy is None or not copy.exists():
+        d = Path(tempfile.mkdtemp(prefix="kiosk-e2e-bin-"))
+        d.chmod(0o755)
+        copy = d / path.name
+        shutil.copy2(path, copy)
+        copy.chmod(0o755)
+        _copies[path] = copy
+    return copy
 
 
 def kiosk_binary() -> Path:
-    """The kiosk binary where the test user can run it (the checkout may sit under /root)."""
-    global _kiosk_copy
-    if _kiosk_copy is None or not _kiosk_copy.exists():
-        d = Path(tempfile.mkdtemp(prefix="kiosk-e2e-bin-"))
-        d.chmod(0o755)
-        _kiosk_copy = d / "kiosk"
-        shutil.copy2(KIOSK, _kiosk_copy)
-        _kiosk_copy.chmod(0o755)
-    return _kiosk_copy
+    """The kiosk binary where the test user can run it."""
+    return _user_copy(KIOSK)
 
 
 class UserCompositor:
@@ -149,10 +156,12 @@ class Cage(Wlroots):
     name = "cage"
     size = (1280, 720)
 
-    def __init__(self, *kiosk_args, config=None, rotate=0, env=None, as_the_unit=False):
+    def __init__(self, *kiosk_args, config=None, rotate=0, env=None, as_the_unit=False, composites=False):
         """`as_the_unit`: started the way kiosk.service starts it — `cage -d -- kiosk`, Kiosk
         cage's own child (its stderr then goes to cage's log), and WATCHDOG_PID naming cage as
-        systemd names the unit's main process."""
+        systemd names the unit's main process. `composites`: cage composites the kiosk's plain
+        (unflipped) buffers every frame, as on a DRM panel, where headless it would scan them
+        out (the measuring shim Tests/E2E/cage-no-scanout, preloaded into cage alone)."""
         super().__init__()
         if config is not None:
             path = self.dir / "kiosk.toml"
@@ -161,9 +170,13 @@ class Cage(Wlroots):
             kiosk_args = ("--config", str(path), *kiosk_args)
         self.kiosk_log = self.dir / "kiosk.log"
         self.exit_file = self.dir / "kiosk.exit"
-        wrapper = '"$0" "$@" 2>>"$KIOSK_LOG"; echo $? >"$KIOSK_EXIT"'
+        # The shim is cage's, not the kiosk's: the wrapper drops it before starting the kiosk.
+        wrapper = 'unset LD_PRELOAD; "$0" "$@" 2>>"$KIOSK_LOG"; echo $? >"$KIOSK_EXIT"'
         e = self.base_env()
         e.update(KIOSK_LOG=str(self.kiosk_log), KIOSK_EXIT=str(self.exit_file))
+        if composites:
+            assert not as_the_unit, "the shim would reach the kiosk: cage execs it directly as the unit"
+            e.update(LD_PRELOAD=str(_user_copy(NO_SCANOUT)), KIOSK_FLIP_BUFFERS="0")
         e.update(env or {})
         self.kiosk_log.touch()
         os.chown(self.kiosk_log, self.uid, self.gid)

@@ -7,6 +7,7 @@ table of them).
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --scene words --speed 60 --interval 0.1
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --label-size 333 --phrases 16   (the peers' job)
     /usr/bin/python3 Tests/E2E/tools/live_usage.py --compositor cage --scene words   (1280x720)
+    /usr/bin/python3 Tests/E2E/tools/live_usage.py --compositor cage --cage-composites   (as on a panel)
 
 Each measurement first waits (up to a minute) for a quiet machine, under 5 % of its CPU busy
 over a second, as the peers were measured. The kiosk runs with a temporary kiosk.toml; CPU is
@@ -121,9 +122,10 @@ def wait_for_quiet(limit=0.05, timeout=60.0):
 
 
 def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1, warmup=25.0, window=20.0,
-            size="1920x1080", transform="normal", compositor="weston", env=(), words=None):
+            size="1920x1080", transform="normal", compositor="weston", env=(), words=None, cage_composites=False):
     """Runs one measurement; returns a dict of the numbers. `words`: keep that many alive (the
-    interval follows from the panel's height) instead of using `interval`."""
+    interval follows from the panel's height) instead of using `interval`. `cage_composites`:
+    cage composites the kiosk's upright buffers as on a DRM panel (`wlroots.Cage`'s shim)."""
     quiet = wait_for_quiet()
     w, h = (int(v) for v in size.split("x"))
     if words:
@@ -134,7 +136,7 @@ def measure(scene="words", speed=60.0, interval=0.1, label_size=200.0, phrases=1
     comp = kiosk = None
     try:
         if compositor == "cage":
-            comp = kiosk = Cage(*scene_args, config=config, env=extra)
+            comp = kiosk = Cage(*scene_args, config=config, env=extra, composites=cage_composites)
             kiosk_pid = kiosk.kiosk_pid
             size = "1280x720"  # cage's headless output
         else:
@@ -191,10 +193,13 @@ def main():
     ap.add_argument("--transform", default="normal", help="weston's output transform, e.g. rotate-90")
     ap.add_argument("--compositor", default="weston", choices=["weston", "cage", "sway"])
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for the kiosk (e.g. KIOSK_FLIP_BUFFERS=0)")
+    ap.add_argument("--cage-composites", action="store_true",
+                    help="cage composites upright buffers every frame, as on a DRM panel (a measuring shim)")
     a = ap.parse_args()
     r = measure(a.scene, a.speed, a.interval, a.label_size, a.phrases, a.warmup, a.window, a.size, a.transform,
-                a.compositor, a.env, a.words)
-    print(f"{r['scene']} at {r['size']} ({r['transform']}) under {r['compositor']} {' '.join(a.env)}, speed {a.speed}, "
+                a.compositor, a.env, a.words, a.cage_composites)
+    how = " compositing upright (shim)" if a.cage_composites else ""
+    print(f"{r['scene']} at {r['size']} ({r['transform']}) under {r['compositor']}{how} {' '.join(a.env)}, speed {a.speed}, "
           f"interval {r['interval']:.3g}, label size {a.label_size:g}, {a.phrases} phrase(s): kiosk {r['kiosk']:.1f}% of one core, "
           f"{r['compositor']} {r['compositor_cpu']:.1f}%, together {r['together']:.1f}%, kiosk PSS {r['pss']:.1f} MiB "
           f"({r['pss_shared']:.1f} with its buffers charged half)")
