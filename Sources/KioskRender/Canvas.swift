@@ -491,12 +491,10 @@ extension Canvas {
             // 1,626 -> 1,684 us).
             clears.removeAll(keepingCapacity: true)
             var cleared = 0
-            if shader != nil {
-                for r in clipRects where r.y < top + rows && r.y + r.height > top {
-                    let box = pixman_box32_t(x1: r.x, y1: max(r.y, top) - top, x2: r.x + r.width, y2: min(r.y + r.height, top + rows) - top)
-                    clears.append(box)
-                    cleared += Int(box.x2 - box.x1) * Int(box.y2 - box.y1)
-                }
+            for r in clipRects where r.y < top + rows && r.y + r.height > top {  // none without a shader
+                let box = pixman_box32_t(x1: r.x, y1: max(r.y, top) - top, x2: r.x + r.width, y2: min(r.y + r.height, top + rows) - top)
+                clears.append(box)
+                cleared += Int(box.x2 - box.x1) * Int(box.y2 - box.y1)
             }
             if shader != nil && cleared * 2 < Int(ext.width) * Int(rows) {
                 _ = pixman_image_fill_boxes(PIXMAN_OP_SRC, acc.raw, &zero, Int32(clears.count), clears)
