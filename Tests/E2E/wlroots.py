@@ -171,7 +171,8 @@ class Cage(Wlroots):
         self.kiosk_log = self.dir / "kiosk.log"
         self.exit_file = self.dir / "kiosk.exit"
         # The shim is cage's, not the kiosk's: the wrapper drops it before starting the kiosk.
-        wrapper = 'unset LD_PRELOAD; "$0" "$@" 2>>"$KIOSK_LOG"; echo $? >"$KIOSK_EXIT"'
+        drop = "unset LD_PRELOAD; " if composites else ""
+        wrapper = drop + '"$0" "$@" 2>>"$KIOSK_LOG"; echo $? >"$KIOSK_EXIT"'
         e = self.base_env()
         e.update(KIOSK_LOG=str(self.kiosk_log), KIOSK_EXIT=str(self.exit_file))
         if composites:
