@@ -115,6 +115,15 @@ static inline void kiosk_add_bytes(uint8_t *dst, const uint8_t *src, long count)
     }
 }
 
+/* One span of a text mask added at `row` (the band row at the mask's column 0), only its columns
+ * from `from` to `to` (the band's sides, in the mask's columns). */
+static inline void kiosk_add_span(uint8_t *row, const kiosk_span *span, const uint8_t *pixels, long from, long to) {
+    long a = span->x, b = a + span->count;
+    if (a < from) a = from;
+    if (b > to) b = to;
+    if (a < b) kiosk_add_bytes(row + a, pixels + span->offset + (a - span->x), b - a);
+}
+
 /* `rows` rows of a text mask kept as one span a row (a turned mask: TextMask.Layout), summed
  * into the coverage band: row r's span goes to dst + r * dst_stride + mask_x + its x, only its
  * columns from `from` to `to` (the band's sides, in the mask's columns). A turned mask's rows
@@ -122,12 +131,8 @@ static inline void kiosk_add_bytes(uint8_t *dst, const uint8_t *src, long count)
  * text upright costs (a row's bookkeeping as much as its pixels). */
 static inline void kiosk_add_row_spans(uint8_t *dst, long dst_stride, long mask_x, const kiosk_span *spans, long rows,
                                        const uint8_t *pixels, long from, long to) {
-    for (long r = 0; r < rows; r++, dst += dst_stride) {
-        long a = spans[r].x, b = a + spans[r].count;
-        if (a < from) a = from;
-        if (b > to) b = to;
-        if (a < b) kiosk_add_bytes(dst + mask_x + a, pixels + spans[r].offset + (a - spans[r].x), b - a);
-    }
+    for (long r = 0; r < rows; r++, dst += dst_stride)
+        kiosk_add_span(dst + mask_x, &spans[r], pixels, from, to);
 }
 
 /* `rows` rows of an upright text mask (TextMask.Layout) summed into the coverage band: row r's
@@ -138,12 +143,8 @@ static inline void kiosk_add_row_spans(uint8_t *dst, long dst_stride, long mask_
 static inline void kiosk_add_spans(uint8_t *dst, long dst_stride, long mask_x, const uint32_t *row_starts,
                                    const kiosk_span *spans, long rows, const uint8_t *pixels, long from, long to) {
     for (long r = 0; r < rows; r++, dst += dst_stride) {
-        for (uint32_t i = row_starts[r], end = row_starts[r + 1]; i < end; i++) {
-            long a = spans[i].x, b = a + spans[i].count;
-            if (a < from) a = from;
-            if (b > to) b = to;
-            if (a < b) kiosk_add_bytes(dst + mask_x + a, pixels + spans[i].offset + (a - spans[i].x), b - a);
-        }
+        for (uint32_t i = row_starts[r], end = row_starts[r + 1]; i < end; i++)
+            kiosk_add_span(dst + mask_x, &spans[i], pixels, from, to);
     }
 }
 
