@@ -86,6 +86,7 @@ package final class EventLoop {
             while wl_display_prepare_read(d) != 0 {
                 guard wl_display_dispatch_pending(d) >= 0 else { throw lostConnection(d) }
             }
+            display.seat?.eventsDispatched()
             try afterDispatch()
             var wantWrite = false
             if wl_display_flush(d) < 0 {

@@ -72,6 +72,17 @@ enum Quirks {
     /// nothing pending when it comes: delivering early costs them nothing.
     static let deliversLastUpWithoutFrame = true
 
+    /// Whether touch points are delivered once the events read from the socket are all handled,
+    /// instead of at a `wl_touch.frame`: for a compositor that has sent no frame yet.
+    ///
+    /// Why: cage 0.1.4 and 0.1.5 (Debian 12 ships 0.1.4) send `wl_touch` down, motion and up but
+    /// never `frame` (seat.c has no touch-frame handler until cage commit 7ec7e3d, in 0.2.0), so a
+    /// kiosk waiting for frames saw a finger only when it lifted: no marker under a held finger,
+    /// no thrust while the lander's button was held. A compositor flushes the events of one
+    /// input frame together, so they are read together: once one `frame` has come, frames are
+    /// trusted and nothing is delivered early.
+    static func deliversTouchAtEndOfRead(framesSeen: Bool) -> Bool { !framesSeen }
+
     /// "1"/"on"/"true" → true, "0"/"off"/"false" → false, unset or anything else → nil (automatic).
     private static func environmentFlag(_ name: String) -> Bool? {
         guard let raw = getenv(name) else { return nil }

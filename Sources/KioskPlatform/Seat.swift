@@ -86,6 +86,8 @@ package final class Seat {
     private var pointer: OpaquePointer?
     private var keyboard: OpaquePointer?
     private var touches = TouchAccumulator()
+    /// Whether the compositor has sent a `wl_touch.frame` (see `Quirks.deliversTouchAtEndOfRead`).
+    private var touchFramesSeen = false
     private var pointerLocation = Point.zero
     private var pointerDown = false
     private var pointerTime: UInt32 = 0
@@ -176,6 +178,11 @@ package final class Seat {
 
     private func flushTouches() {
         if let b = touches.frame() { sink?.handle(b) }
+    }
+
+    /// Called when every event read from the compositor has been dispatched.
+    package func eventsDispatched() {
+        if Quirks.deliversTouchAtEndOfRead(framesSeen: touchFramesSeen) { flushTouches() }
     }
 
     // MARK: Pointer (button 1 acts as one finger)
@@ -293,7 +300,11 @@ package final class Seat {
         motion: { data, _, time, id, x, y in
             ListenerToken.owner(data, as: Seat.self)?.touches.motion(id: id, to: Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y)), time: time)
         },
-        frame: { data, _ in ListenerToken.owner(data, as: Seat.self)?.flushTouches() },
+        frame: { data, _ in
+            guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
+            s.touchFramesSeen = true
+            s.flushTouches()
+        },
         cancel: { data, _ in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
             if let b = s.touches.cancel() { s.sink?.handle(b) }

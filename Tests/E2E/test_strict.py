@@ -1,5 +1,6 @@
 """End-to-end under Kiosk's strict test compositor: every scene and the hard cases real compositors
 rarely produce on demand, with zero violations (see Tests/E2E/strict-compositor for the checks)."""
+import json
 import os
 import random
 import re
@@ -360,6 +361,38 @@ def test_touch_sequences_a_compositor_might_send(strict):
         img = strict.picture()
         assert count_color(img, (1300, 200, 1600, 500), FINGER0) == 0, "a cancelled finger left its marker"
         strict.assert_clean()
+
+
+def test_a_compositor_that_never_sends_touch_frames_still_shows_held_fingers(strict, tmp_path):
+    """cage 0.1.4 sends wl_touch down, motion and up but never frame: a finger held down, moved,
+    and a second one beside it must act while they are down, not only when they lift."""
+    strict.send("touch-frames never")
+    with start(strict, "--scene", "touch", "--idle-timeout", "0") as k:
+        strict.send("down 0 300 600")
+        k.wait_for(r"touch: 0 began 300,600")
+        wait_until(lambda: count_color(strict.picture(), (250, 550, 350, 650), FINGER0) > 50, timeout=3,
+                   what="a marker under the held finger")
+        strict.send("motion 0 500 650", "down 1 800 600")
+        k.wait_for(r"touch: 0 moved 500,650; 1 began 800,600")
+        wait_until(lambda: count_color(strict.picture(), (450, 600, 550, 700), FINGER0) > 50, timeout=3,
+                   what="the marker following the finger")
+        wait_until(lambda: count_color(strict.picture(), (750, 550, 850, 650), rgb(0xFFB74D), tol=60) > 50,
+                   timeout=3, what="a marker under the second finger")
+        strict.send("up 0", "up 1")
+        k.wait_for(r"1 ended 800,600")
+        strict.assert_clean()
+    # The lander's thrust fires while its button is held.
+    from test_lander import pad_centre
+    state = tmp_path / "state"
+    with start(strict, "--scene", "lander", "--idle-timeout", "0", env=strict.env(XDG_STATE_HOME=str(state))) as k:
+        fx, fy = pad_centre()
+        strict.send(f"down 0 {fx:.0f} {fy:.0f}")
+        k.wait_for(r"touch: 0 began")
+        time.sleep(1.0)
+        k.proc.send_signal(15)  # saves the flight while the finger is still down
+        assert k.wait_exit(timeout=5) == 0
+    fuel = json.loads((state / "kiosk" / "lander.json").read_text())["flight"]["fuel"]
+    assert fuel < 99, f"no thrust while the button was held (fuel {fuel})"
 
 
 def test_sigterm_exits_zero_and_compositor_loss_exits_one(strict):

@@ -34,6 +34,7 @@
  *   output mm NAME W H       the output's physical size in millimetres (default 0×0, unknown)
  *   caps LIST                seat capabilities: any of touch,pointer,keyboard, or none
  *   down ID X Y | motion ID X Y | up ID | frame | cancel          (wl_touch)
+ *   touch-frames never|normal  never: `frame` sends nothing (cage 0.1.4 sends no wl_touch.frame)
  *   pointer X Y | button down|up                                  (wl_pointer, BTN_LEFT)
  *   key CODE | keydown CODE | keyup CODE                          (evdev codes)
  *   release normal|immediate|never|late MS                       when buffers come back
@@ -165,6 +166,8 @@ struct comp {
     uint32_t caps;
     struct xdg_surf *focus; /* the toplevel input goes to: the newest mapped one */
     bool pointer_in, keyboard_in;
+    /* false: `frame` commands send nothing, as cage 0.1.4 never sends wl_touch.frame */
+    bool touch_frames;
     enum release_policy release;
     int release_ms;
     enum frame_policy frames;
@@ -1307,9 +1310,11 @@ static int run_command(struct comp *c, const char *cmd, char *why, size_t whylen
     } else if (sscanf(cmd, "up %d", &id) == 1) {
         wl_resource_for_each(r, &c->touch_resources)
             if (wl_resource_get_client(r) == client) wl_touch_send_up(r, next_serial(c), now_ms(), id);
+    } else if (strcmp(cmd, "touch-frames never") == 0 || strcmp(cmd, "touch-frames normal") == 0) {
+        c->touch_frames = strcmp(cmd, "touch-frames normal") == 0;
     } else if (strcmp(cmd, "frame") == 0) {
         wl_resource_for_each(r, &c->touch_resources)
-            if (wl_resource_get_client(r) == client) wl_touch_send_frame(r);
+            if (c->touch_frames && wl_resource_get_client(r) == client) wl_touch_send_frame(r);
     } else if (strcmp(cmd, "cancel") == 0) {
         wl_resource_for_each(r, &c->touch_resources)
             if (wl_resource_get_client(r) == client) wl_touch_send_cancel(r);
@@ -1464,6 +1469,7 @@ int main(int argc, char **argv)
     const char *socket = NULL, *control = NULL, *report_path = NULL;
     c->refresh_hz = 60;
     c->configure_timeout_ms = 1000;
+    c->touch_frames = true;
     c->first_w = c->first_h = -1;
     c->caps = WL_SEAT_CAPABILITY_TOUCH | WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD;
     wl_list_init(&c->outputs);
