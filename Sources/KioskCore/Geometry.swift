@@ -165,6 +165,15 @@ public struct AffineTransform: Equatable, Sendable {
         let cs = cos(angle), sn = sin(angle)
         self.init(a: cs, b: sn, c: -sn, d: cs, tx: 0, ty: 0)
     }
+    /// `r` quarter turns clockwise into a space `w` × `h` points (the space after turning).
+    public static func quarterTurns(_ r: Int, into w: Double, _ h: Double) -> AffineTransform {
+        switch ((r % 4) + 4) % 4 {
+        case 1: return AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: w, ty: 0)
+        case 2: return AffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
+        case 3: return AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: h)
+        default: return .identity
+        }
+    }
     /// `self` followed by `t`.
     public func concatenating(_ t: AffineTransform) -> AffineTransform {
         AffineTransform(a: a * t.a + b * t.c, b: a * t.b + b * t.d,

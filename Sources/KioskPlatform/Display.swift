@@ -22,7 +22,9 @@ package final class Display {
     /// Every global interface the compositor announced, bound or not (a compositor's
     /// fingerprint for `Quirks`).
     private(set) var announced: Set<String> = []
-    private(set) package var seat: Seat?
+    private(set) package var seat: Seat? { didSet { seat?.touchTransform = touchTransform } }
+    /// Applied to every touch point, by this seat and any that replaces it.
+    var touchTransform = AffineTransform.identity { didSet { seat?.touchTransform = touchTransform } }
     private(set) var outputs: [UInt32: Output] = [:]
     /// Set when an output appears, changes or goes away.
     package var onOutputsChanged: (() -> Void)?

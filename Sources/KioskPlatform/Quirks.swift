@@ -83,6 +83,26 @@ enum Quirks {
     /// trusted and nothing is delivered early.
     static func deliversTouchAtEndOfRead(framesSeen: Bool) -> Bool { !framesSeen }
 
+    /// The correction for touch points a compositor placed as if its output were not turned, or
+    /// nil where touch needs none.
+    ///
+    /// Why: wlroots 0.15 maps a touchscreen's normalized point onto the output's box in the
+    /// layout without the output's transform (types/wlr_cursor.c,
+    /// `wlr_cursor_absolute_to_layout_coords`), and cage 0.1.4 delivers touch at that point (cage
+    /// issue #243): under `cage -r` a finger acts a quarter turn away from where it touched. A
+    /// touchscreen reports in the panel's own frame, and Kiosk's buffer is drawn in that frame
+    /// too: the compositor's point, scaled back to the panel's frame and turned back through the
+    /// buffer's turn, is where the finger is. Decided from globals only wlroots offers; weston
+    /// turns touch itself. `KIOSK_TOUCH_UNTURNED=1` or `=0` forces it either way.
+    static func touchCorrection(announced: Set<String>, surface: Size, bufferRotation r: Int) -> AffineTransform? {
+        let wlroots = announced.contains("zwlr_export_dmabuf_manager_v1") || announced.contains("zwlr_gamma_control_manager_v1")
+        guard environmentFlag("KIOSK_TOUCH_UNTURNED") ?? wlroots, r % 4 != 0,
+              surface.width > 0, surface.height > 0 else { return nil }
+        let (bw, bh) = r % 2 == 1 ? (surface.height, surface.width) : (surface.width, surface.height)
+        let toBuffer = AffineTransform(scaleX: bw / surface.width, y: bh / surface.height)
+        return AffineTransform.quarterTurns(r, into: bw, bh).inverted.map { toBuffer.concatenating($0) }
+    }
+
     /// "1"/"on"/"true" → true, "0"/"off"/"false" → false, unset or anything else → nil (automatic).
     private static func environmentFlag(_ name: String) -> Bool? {
         guard let raw = getenv(name) else { return nil }

@@ -86,6 +86,8 @@ package final class Seat {
     private var pointer: OpaquePointer?
     private var keyboard: OpaquePointer?
     private var touches = TouchAccumulator()
+    /// Applied to every touch point (see `Quirks.touchCorrection`).
+    package var touchTransform = AffineTransform.identity
     /// Whether the compositor has sent a `wl_touch.frame` (see `Quirks.deliversTouchAtEndOfRead`).
     private var touchFramesSeen = false
     private var pointerLocation = Point.zero
@@ -291,14 +293,16 @@ package final class Seat {
 
     nonisolated(unsafe) private static let touchListener = makeListener(wl_touch_listener(
         down: { data, _, _, time, _, id, x, y in
-            ListenerToken.owner(data, as: Seat.self)?.touches.down(id: id, at: Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y)), time: time)
+            guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
+            s.touches.down(id: id, at: s.touchTransform.apply(Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))), time: time)
         },
         up: { data, _, _, time, id in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
             if s.touches.up(id: id, time: time), Quirks.deliversLastUpWithoutFrame { s.flushTouches() }
         },
         motion: { data, _, time, id, x, y in
-            ListenerToken.owner(data, as: Seat.self)?.touches.motion(id: id, to: Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y)), time: time)
+            guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
+            s.touches.motion(id: id, to: s.touchTransform.apply(Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))), time: time)
         },
         frame: { data, _ in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }

@@ -165,6 +165,11 @@ package final class Window {
             }
             size = fitted
         }
+        let correction = Quirks.touchCorrection(announced: display.announced, surface: size, bufferRotation: bufferRotation)
+        if (correction ?? .identity) != display.touchTransform {
+            display.touchTransform = correction ?? .identity
+            if correction != nil { log.info("touch is turned with the output: this compositor places it unturned (see Quirks.touchCorrection)") }
+        }
         let info = DisplayInfo(size: size, scale: scale, physicalSize: o?.plausiblePhysicalSize,
                                rotation: Int((o?.transform ?? 0) % 4))
         guard info != lastInfo else { return }

@@ -102,6 +102,36 @@ import Testing
         }
     }
 
+    /// wlroots places touch at the panel's normalized point stretched over the turned surface;
+    /// the correction must find the surface point whose pixel the finger covered, through the
+    /// same buffer mapping the frames are drawn with (weston_transformed_coord, as above).
+    @Test func touchPlacedUnturnedByWlrootsLandsWhereTheFingerIs() {
+        let W = 800.0, H = 1280.0
+        let wlroots: Set<String> = ["zwlr_export_dmabuf_manager_v1"]
+        func toBuffer(_ t: Int32, _ x: Double, _ y: Double) -> (Double, Double) {
+            switch t {
+            case 1: return (y, W - x)
+            case 2: return (W - x, H - y)
+            case 3: return (H - y, x)
+            default: return (x, y)
+            }
+        }
+        for r in 1...3 {
+            let c = Quirks.touchCorrection(announced: wlroots, surface: Size(width: W, height: H), bufferRotation: r)
+            #expect(c != nil)
+            let (bw, bh) = r % 2 == 1 ? (H, W) : (W, H)
+            for (x, y) in [(100.0, 200.0), (700.0, 50.0), (400.0, 1200.0)] {
+                let (bx, by) = toBuffer(Window.wlTransform(bufferRotation: r), x, y)
+                let placed = Point(x: bx / bw * W, y: by / bh * H) // what cage 0.1.4 sends
+                let p = c!.apply(placed)
+                #expect(abs(p.x - x) < 1e-9 && abs(p.y - y) < 1e-9, "turn \(r): \(placed) → \(p), not \(x),\(y)")
+            }
+        }
+        // Unturned, or a compositor that turns touch itself (weston): nothing to correct.
+        #expect(Quirks.touchCorrection(announced: wlroots, surface: Size(width: W, height: H), bufferRotation: 0) == nil)
+        #expect(Quirks.touchCorrection(announced: ["weston_capture_v1"], surface: Size(width: W, height: H), bufferRotation: 1) == nil)
+    }
+
     @Test func configuresPastTheLargestBufferAreFittedKeepingTheirShape() {
         #expect(Window.fitting(Size(width: 1920, height: 1080), scale: 1) == Size(width: 1920, height: 1080))
         #expect(Window.fitting(Size(width: 3840, height: 2160), scale: 2) == Size(width: 3840, height: 2160))

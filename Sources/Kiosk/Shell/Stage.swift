@@ -83,24 +83,15 @@ final class Stage {
         if relayout { scene.layout(info) }
     }
 
-    /// `r` quarter turns clockwise into a space `w` × `h` points (the space after turning).
-    static func quarterTurns(_ r: Int, into w: Double, _ h: Double) -> AffineTransform {
-        switch ((r % 4) + 4) % 4 {
-        case 1: return AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: w, ty: 0)
-        case 2: return AffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
-        case 3: return AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: h)
-        default: return .identity
-        }
-    }
     /// Scene (logical) → window coordinates, in points.
-    var sceneToWindow: AffineTransform { Stage.quarterTurns(rotation, into: windowInfo.size.width, windowInfo.size.height) }
+    var sceneToWindow: AffineTransform { AffineTransform.quarterTurns(rotation, into: windowInfo.size.width, windowInfo.size.height) }
     /// Scene (logical) → buffer coordinates, in points: the app rotation, then the buffer's.
     var sceneToBuffer: AffineTransform { sceneToWindow.concatenating(windowToBuffer) }
     /// Window (surface) → buffer coordinates, in points: the buffer's turn.
     private var windowToBuffer: AffineTransform {
         let w = windowInfo.size.width, h = windowInfo.size.height
         let turned = bufferRotation % 2 == 1 ? (h, w) : (w, h)
-        return Stage.quarterTurns(bufferRotation, into: turned.0, turned.1)
+        return AffineTransform.quarterTurns(bufferRotation, into: turned.0, turned.1)
     }
     /// Window (surface) coordinates → scene coordinates, for touches and the pointer.
     func toScene(_ p: Point) -> Point { sceneToWindow.inverted!.apply(p) }
