@@ -26,6 +26,9 @@ let package = Package(
                        providers: [.apt(["libfcft-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CSystem/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // What `kiosk session` cannot say in Swift: fork with prctl, PAM (loaded at run time),
+        // the DRM capability query, credentials on a datagram socket.
+        .target(name: "CSession", path: "Sources/CSystem/CSession"),
         // What KioskRender cannot say in Swift (stores that bypass the cache), inline in a header.
         .target(name: "CRender", path: "Sources/CRender"),
         // The layers, each a module whose dependencies point down the data flow: the compiler
@@ -64,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "Kiosk",
             dependencies: [
-                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform",
+                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "CSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

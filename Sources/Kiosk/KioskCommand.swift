@@ -19,7 +19,7 @@ struct KioskCommand: ParsableCommand {
         commandName: "kiosk",
         abstract: "A fullscreen touchscreen kiosk for Wayland.",
         version: kioskVersion,
-        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self, Icon.self],
+        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self, Icon.self, Session.self],
         defaultSubcommand: Run.self
     )
 
@@ -28,7 +28,7 @@ struct KioskCommand: ParsableCommand {
     /// the longest wait before the first frame (`Tests/E2E/tools/first_frame.py`).
     static func main() {
         let words = Array(CommandLine.arguments.dropFirst())
-        let drawsNothing = ["check-config", "help", "--help", "-h", "--version"]
+        let drawsNothing = ["check-config", "session", "help", "--help", "-h", "--version"]
         if !words.contains(where: drawsNothing.contains) { FontCache.initializeInBackground() }
         // The kiosk as a panel starts it: straight to work (see `RunArguments`).
         if let plain = RunArguments(words) {

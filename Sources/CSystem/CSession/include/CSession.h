@@ -1,0 +1,45 @@
+#ifndef KIOSK_CSESSION_H
+#define KIOSK_CSESSION_H
+/* What `kiosk session` needs below Swift: starting a compositor as another user (optionally in a
+ * PAM session), signals as a file descriptor, the DRM capability query. */
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Who the child becomes; NULL fields or a NULL pointer: stay as the caller. */
+struct kiosk_identity {
+    const char *user;        /* switch to this user (initgroups, setgid, setuid, HOME) */
+    const char *pam_service; /* open a PAM session first (pam_systemd: a logind session) */
+    const char *tty;         /* the session's terminal, e.g. "tty1", given to the user */
+};
+
+/* fork + exec of `path` with `argv`/`envp` (NULL-terminated). The child dies with SIGTERM when
+ * the caller dies, starts with no signals blocked, and when `who` names a PAM service gets the
+ * session's environment (XDG_RUNTIME_DIR, XDG_SESSION_ID) added to `envp`. Returns the pid, or
+ * -1 with errno. A child that cannot become `who` or exec writes one line to stderr, exits 127. */
+pid_t kiosk_session_spawn(const char *path, char *const argv[], char *const envp[],
+                          const struct kiosk_identity *who);
+
+/* Blocks SIGTERM, SIGINT, SIGHUP, SIGABRT and SIGCHLD and returns a non-blocking signalfd for
+ * them, or -1. */
+int kiosk_session_signalfd(void);
+/* The next signal number from the signalfd, or 0 when none is pending. */
+int kiosk_session_signalfd_read(int fd);
+
+/* Orphaned descendants are re-parented to this process (so it can reap and stop them). */
+int kiosk_session_set_subreaper(void);
+
+/* DRM_CAP_PRIME of an open DRM device: bit 1 import, bit 2 export; -1 with errno on failure. */
+int kiosk_drm_prime_caps(int fd, uint64_t *caps);
+/* The DRM driver's name ("virtio_gpu", "bochs-drm", "i915"…) into `buf`; -1 with errno. */
+int kiosk_drm_driver_name(int fd, char *buf, size_t size);
+
+/* A datagram socket bound to the abstract name `name` (no leading NUL), receiving the sender's
+ * credentials; -1 with errno. */
+int kiosk_session_notify_socket(const char *name);
+/* Receives one datagram into `buf` (NUL-terminated); the sender's uid goes to `uid` (or -1 when
+ * no credentials came). Returns its length, or -1 (EAGAIN when none is waiting). */
+ssize_t kiosk_session_notify_receive(int fd, char *buf, size_t size, int64_t *uid);
+/* Sends `len` bytes to the notification socket `address` ("/path" or "@abstract"); -1 on error. */
+int kiosk_session_notify_send(const char *address, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,112 @@
+/// Which compositor `kiosk session` runs on this panel, and how it starts it. Pure decisions
+/// from facts gathered elsewhere (`DisplayCards`), so they are tested without a panel.
+enum Compositor: String, CaseIterable, Sendable {
+    case cage, weston
+
+    var path: String { "/usr/bin/\(rawValue)" }
+}
+
+/// A display device (`/dev/dri/cardN`) and what cage needs to know of it.
+struct DisplayCard: Equatable, Sendable {
+    var name: String
+    var driver: String
+    /// DRM_CAP_PRIME's import bit: wlroots 0.15 (cage 0.1.4) refuses a device without it
+    /// (backend/drm/drm.c, `check_drm_features`: "PRIME import not supported"), which simple
+    /// framebuffers such as bochs (qemu's standard VGA) and simpledrm lack.
+    var primeImport: Bool
+
+    var described: String { "\(name) (\(driver))" }
+}
+
+struct CompositorChoice: Equatable, Sendable {
+    var compositor: Compositor
+    /// Why, in an operator's words, for the journal.
+    var reason: String
+    /// Said at warning level when the choice is a last resort.
+    var warning: String?
+
+    /// Decides from the display devices present and the compositors installed; `requested`
+    /// (the `--compositor` option) wins when it is installed. Nil with a reason when no
+    /// compositor can run yet (systemd starts the unit again).
+    static func choose(requested: Compositor?, cards: [DisplayCard], installed: Set<Compositor>) -> Result<CompositorChoice, SessionError> {
+        if let requested {
+            guard installed.contains(requested) else { return .failure(.notInstalled(requested)) }
+            return .success(CompositorChoice(compositor: requested, reason: "as asked (--compositor \(requested.rawValue))"))
+        }
+        guard !cards.isEmpty else { return .failure(.noDisplay) }
+        let list = cards.map(\.described).joined(separator: ", ")
+        if let card = cards.first(where: \.primeImport), installed.contains(.cage) {
+            return .success(CompositorChoice(compositor: .cage, reason: "\(card.described) can show its buffers"))
+        }
+        let why = cards.contains(where: \.primeImport) ? "cage is not installed" : "\(list) cannot import PRIME buffers, which cage 0.1.4 needs"
+        if installed.contains(.weston) {
+            return .success(CompositorChoice(compositor: .weston, reason: "\(why): weston drives it with its pixman renderer"))
+        }
+        if installed.contains(.cage) {
+            return .success(CompositorChoice(compositor: .cage, reason: "weston is not installed",
+                                             warning: "\(why): cage will most likely fail to start; install weston (apt install weston) to drive this display"))
+        }
+        return .failure(.noCompositor)
+    }
+}
+
+/// How a compositor is started: its command line, what it adds to the environment (only where
+/// the unit did not set the variable already: an operator's `Environment=` wins) and whether
+/// it needs a logind session.
+struct CompositorLaunch: Equatable, Sendable {
+    var path: String
+    var arguments: [String]
+    var defaults: [String: String]
+    /// The PAM service to open a session with: Debian 12's weston reaches the seat only
+    /// through logind (no libseat in its launcher), and logind grants devices to sessions.
+    var pamService: String?
+
+    /// `kiosk`: the Kiosk executable cage runs; `extra`: the operator's own compositor options;
+    /// `runtimeDirectory`: where weston writes its log.
+    static func make(_ c: Compositor, kiosk: String, extra: [String], runtimeDirectory: String) -> CompositorLaunch {
+        switch c {
+        case .cage:
+            return CompositorLaunch(
+                path: c.path, arguments: ["-d"] + extra + ["--", kiosk],
+                defaults: [
+                    // seatd gives the seat to members of its group (Debian's unit: `seatd -g
+                    // video`) without a logind session, so cage and Kiosk stay in the kiosk's
+                    // unit: systemd then takes their READY=1, watchdog pings and journal lines.
+                    "LIBSEAT_BACKEND": "seatd",
+                    // wlroots' GL renderer gains a fullscreen shm client nothing and crashed in
+                    // llvmpipe on a GPU without 3D acceleration; pixman copies the damage.
+                    "WLR_RENDERER": "pixman",
+                    // No WLR_LIBINPUT_NO_DEVICES=1: with it, wlroots 0.15 leaves the devices
+                    // libinput found at start unannounced until the first input event, so the
+                    // first touch reaches no one. Without it cage exits while no input device
+                    // exists, and systemd starts it again 2 s later.
+                    // cage shows an arrow whenever a pointer device exists (many touch
+                    // controllers register one) and Kiosk cannot hide it before the pointer
+                    // enters: the only cursor theme cage finds is an invisible one.
+                    "XCURSOR_PATH": "/usr/share/kiosk/cursor-theme",
+                ],
+                pamService: nil)
+        case .weston:
+            return CompositorLaunch(
+                path: c.path,
+                arguments: ["--config=/etc/kiosk/weston.ini", "--use-pixman", "--log=\(runtimeDirectory)/weston.log"] + extra,
+                defaults: [:], pamService: "kiosk")
+        }
+    }
+}
+
+enum SessionError: Error, Equatable, CustomStringConvertible {
+    case notInstalled(Compositor)
+    case noDisplay
+    case noCompositor
+    case system(String)
+
+    var description: String {
+        switch self {
+        case .notInstalled(let c): return "\(c.rawValue) is not installed (\(c.path)): apt install \(c.rawValue)"
+        case .noDisplay: return "no display device yet (/dev/dri/card*): is the panel's GPU driver loaded?"
+        case .noCompositor: return "neither cage nor weston is installed: apt install cage"
+        case .system(let s): return s
+        }
+    }
+}

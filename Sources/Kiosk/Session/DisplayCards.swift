@@ -1,0 +1,37 @@
+import CSession
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The display devices of this machine, as the kernel describes them.
+enum DisplayCards {
+    /// Every `/dev/dri/cardN`, in name order; a device that does not open (no permission,
+    /// going away) counts as one that cannot import.
+    static func present(devices: String = "/dev/dri") -> [DisplayCard] {
+        cardNames(in: devices).map { name in
+            let fd = open("\(devices)/\(name)", O_RDWR | O_CLOEXEC | O_NOCTTY)
+            defer { if fd >= 0 { close(fd) } }
+            var caps: UInt64 = 0
+            return DisplayCard(name: name, driver: fd >= 0 ? driver(fd) : "cannot open: \(String(cString: strerror(errno)))",
+                               primeImport: fd >= 0 && kiosk_drm_prime_caps(fd, &caps) == 0 && caps & 1 != 0)
+        }
+    }
+
+    static func cardNames(in dir: String) -> [String] {
+        guard let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("card"), name.count > 4, name.dropFirst(4).allSatisfy(\.isNumber) { names.append(name) }
+        }
+        return names.sorted { Int($0.dropFirst(4))! < Int($1.dropFirst(4))! }
+    }
+
+    /// The DRM driver's name (`virtio_gpu`, `bochs-drm`, `i915`…).
+    static func driver(_ fd: Int32) -> String {
+        var buf = [CChar](repeating: 0, count: 64)
+        guard kiosk_drm_driver_name(fd, &buf, buf.count) == 0 else { return "unknown driver" }
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

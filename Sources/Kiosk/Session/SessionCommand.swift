@@ -1,0 +1,107 @@
+import ArgumentParser
+import KioskCore
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension KioskCommand {
+    /// `kiosk.service`'s main process: the panel's compositor, chosen for its display, with
+    /// Kiosk in it, run as the kiosk's user (see `SessionSupervisor`).
+    struct Session: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "session",
+            abstract: "Run the kiosk on this machine's panel: a compositor (cage, or weston where cage cannot drive the display) with Kiosk in it.",
+            discussion: """
+                Started by kiosk.service as root: the compositor and Kiosk run as --user, cage through \
+                seatd, weston (on Debian 12) in a logind session. Options it does not know go to the \
+                compositor, e.g. `kiosk session --compositor cage -r` turns cage's output.
+                """)
+
+        @Option(help: "cage, weston, or auto: cage where a display device can import PRIME buffers, else weston.")
+        var compositor: String = "auto"
+        @Option(help: "The user the compositor and Kiosk run as (when started as root).")
+        var user: String = "kiosk"
+        @Option(help: "The terminal of weston's logind session (when started as root).")
+        var tty: String = "tty1"
+        @Argument(parsing: .allUnrecognized, help: "Options passed to the compositor.")
+        var compositorOptions: [String] = []
+
+        func run() throws {
+            let log = makeLogger(verbose: false)
+            let requested: Compositor?
+            if compositor == "auto" { requested = nil } else if let c = Compositor(rawValue: compositor) { requested = c } else {
+                throw fail(log, "--compositor \(compositor): expected auto, cage or weston")
+            }
+            let installed = Set(Compositor.allCases.filter { access($0.path, X_OK) == 0 })
+            let cards = DisplayCards.present()
+            let choice: CompositorChoice
+            switch CompositorChoice.choose(requested: requested, cards: cards, installed: installed) {
+            case .success(let c): choice = c
+            case .failure(let e): throw fail(log, "session: \(e)")
+            }
+            log.notice("session: running \(choice.compositor.rawValue): \(choice.reason)")
+            if let w = choice.warning { log.warning("session: \(w)") }
+
+            let asRoot = geteuid() == 0
+            let account = asRoot ? getpwnam(user) : getpwuid(geteuid())
+            guard let pw = account?.pointee else { throw fail(log, "session: no user \(user): reinstall the kiosk package (it creates the user)") }
+            let runtime: String
+            do { runtime = try runtimeDirectory(owner: asRoot ? pw : nil) } catch { throw fail(log, "session: \(error)") }
+            let launch = CompositorLaunch.make(choice.compositor, kiosk: ownExecutable(), extra: compositorOptions, runtimeDirectory: runtime)
+
+            var env = currentEnvironment()
+            for (k, v) in launch.defaults where env[k] == nil { env[k] = v }
+            if asRoot {
+                env["HOME"] = String(cString: pw.pw_dir)
+                env["USER"] = String(cString: pw.pw_name)
+                env["LOGNAME"] = String(cString: pw.pw_name)
+                env["SHELL"] = String(cString: pw.pw_shell)
+            }
+            env["XDG_RUNTIME_DIR"] = runtime // a logind session (weston) brings its own
+            let identity = asRoot ? SessionSupervisor.Identity(user: user, pamService: launch.pamService, tty: launch.pamService == nil ? nil : tty) : nil
+            let supervisor = SessionSupervisor(
+                log: log, name: choice.compositor.rawValue,
+                child: .init(path: launch.path, arguments: launch.arguments, environment: env, identity: identity),
+                compositorLog: choice.compositor == .weston ? "\(runtime)/weston.log" : nil,
+                notifierUID: pw.pw_uid)
+            let code: Int32
+            do { code = try supervisor.run() } catch { throw fail(log, "session: \(error)") }
+            if code != 0 { throw ExitCode(code) }
+        }
+
+        /// systemd's `RuntimeDirectory=` (or /run/kiosk) given to the kiosk's user when started
+        /// as root; the caller's own `XDG_RUNTIME_DIR` otherwise.
+        private func runtimeDirectory(owner: passwd?) throws -> String {
+            guard let owner else {
+                guard let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty else {
+                    throw SessionError.system("XDG_RUNTIME_DIR is not set")
+                }
+                return dir
+            }
+            let dir = getenv("RUNTIME_DIRECTORY").map { String(String(cString: $0).split(separator: ":").first ?? "") } ?? "/run/kiosk"
+            if mkdir(dir, 0o700) != 0, errno != EEXIST { throw SessionError.system("cannot create \(dir): \(String(cString: strerror(errno)))") }
+            guard chown(dir, owner.pw_uid, owner.pw_gid) == 0, chmod(dir, 0o700) == 0 else {
+                throw SessionError.system("cannot give \(dir) to \(user): \(String(cString: strerror(errno)))")
+            }
+            return dir
+        }
+
+        private func ownExecutable() -> String {
+            var buf = [CChar](repeating: 0, count: 4096)
+            let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+            return n > 0 ? String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/usr/bin/kiosk"
+        }
+
+        private func currentEnvironment() -> [String: String] {
+            var env: [String: String] = [:]
+            var p = environ
+            while let entry = p.pointee {
+                let s = String(cString: entry)
+                if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+                p += 1
+            }
+            return env
+        }
+    }
+}

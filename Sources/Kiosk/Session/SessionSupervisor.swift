@@ -1,0 +1,275 @@
+import CSession
+import KioskCore
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The main process of `kiosk.service`: starts the compositor (which starts Kiosk), passes
+/// Kiosk's READY=1, STATUS= and watchdog pings on to systemd, and stops every process it
+/// started — however they were started — when it is stopped or the compositor ends.
+///
+/// Why a process between systemd and the compositor: systemd takes notifications only from a
+/// unit's own processes or its main process, and a logind session (which weston on Debian 12
+/// needs) moves its processes out of the unit; relayed by the main process, they count. The
+/// main process stays in the unit, so the journal stream it was given, inherited by the
+/// compositor and Kiosk, keeps their lines under `journalctl -u kiosk`.
+final class SessionSupervisor {
+    struct Child {
+        var path: String
+        var arguments: [String]
+        var environment: [String: String]
+        var identity: Identity?
+    }
+    struct Identity {
+        var user: String
+        var pamService: String?
+        var tty: String?
+    }
+
+    private let log: Logger
+    private let child: Child
+    private let name: String
+    /// Read when the compositor fails before the kiosk was on screen (weston logs to a file).
+    private let compositorLog: String?
+    /// Who may notify through the relay: the kiosk's user, and root.
+    private let notifierUID: uid_t?
+    private let upstream: String?
+
+    private var signals: Int32 = -1
+    private var relay: Int32 = -1
+    private var compositor: pid_t = 0
+    private var started = 0.0
+    private var ready = false
+    private var stopping = false
+    /// When the compositor is asked to stop, if it has not ended with Kiosk by then.
+    private var compositorDeadline: Double?
+    /// When the processes still running get SIGKILL.
+    private var killDeadline: Double?
+
+    init(log: Logger, name: String, child: Child, compositorLog: String?, notifierUID: uid_t?,
+         upstream: String? = getenv("NOTIFY_SOCKET").map { String(cString: $0) }) {
+        self.log = log
+        self.name = name
+        self.child = child
+        self.compositorLog = compositorLog
+        self.notifierUID = notifierUID
+        self.upstream = upstream
+    }
+
+    /// Runs until the compositor has ended and every process it left is gone; the exit code.
+    func run() throws -> Int32 {
+        signals = kiosk_session_signalfd()
+        guard signals >= 0 else { throw SessionError.system("cannot create a signalfd: \(String(cString: strerror(errno)))") }
+        _ = kiosk_session_set_subreaper()
+        let relayName = "kiosk-session-\(getpid())"
+        relay = kiosk_session_notify_socket(relayName)
+        guard relay >= 0 else { throw SessionError.system("cannot create the notification relay: \(String(cString: strerror(errno)))") }
+        defer { close(relay); close(signals) }
+
+        var env = child.environment
+        env["NOTIFY_SOCKET"] = "@\(relayName)"
+        // The watchdog is Kiosk's to ping (it names no process: every child of the unit may).
+        env["WATCHDOG_PID"] = nil
+        notify("STATUS=starting \(name)")
+        started = MonotonicClock.now()
+        compositor = try spawn(env)
+        return loop()
+    }
+
+    private func spawn(_ env: [String: String]) throws -> pid_t {
+        let argv = [child.path] + child.arguments
+        let envp = env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let pid = withCStrings(argv) { a in
+            withCStrings(envp) { e in
+                withIdentity(child.identity) { kiosk_session_spawn(child.path, a, e, $0) }
+            }
+        }
+        guard pid > 0 else { throw SessionError.system("cannot start \(name): \(String(cString: strerror(errno)))") }
+        return pid
+    }
+
+    private func loop() -> Int32 {
+        var fds = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0), pollfd(fd: relay, events: Int16(POLLIN), revents: 0)]
+        var exitStatus: Int32?
+        while true {
+            let next = [compositorDeadline, killDeadline].compactMap { $0 }.min()
+            let timeout = next.map { Int32(max(0, ($0 - MonotonicClock.now()) * 1000)) } ?? -1
+            for i in fds.indices { fds[i].revents = 0 }
+            if poll(&fds, nfds_t(fds.count), timeout) < 0, errno != EINTR { break }
+            if fds[1].revents & Int16(POLLIN) != 0 { relayNotifications() }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                while case let sig = kiosk_session_signalfd_read(signals), sig != 0 {
+                    if sig == SIGCHLD {
+                        if let s = reapChildren() { exitStatus = s; compositorEnded(s) }
+                    } else {
+                        stop(because: sig)
+                    }
+                }
+            }
+            if let d = compositorDeadline, MonotonicClock.now() >= d {
+                kill(compositor, SIGTERM)
+                compositorDeadline = nil
+            }
+            if let d = killDeadline, MonotonicClock.now() >= d {
+                for pid in descendants() { kill(pid, SIGKILL) }
+                killDeadline = MonotonicClock.now() + 1
+            }
+            if let s = exitStatus, descendants().isEmpty { return exitCode(s) }
+        }
+        return 1
+    }
+
+    /// Reaps every child that has ended; the compositor's wait status when it was one of them.
+    private func reapChildren() -> Int32? {
+        var compositorStatus: Int32?
+        var status: Int32 = 0
+        while case let pid = waitpid(-1, &status, WNOHANG), pid > 0 {
+            if pid == compositor { compositorStatus = status }
+        }
+        return compositorStatus
+    }
+
+    private func compositorEnded(_ status: Int32) {
+        let seconds = MonotonicClock.now() - started
+        let how = describe(status)
+        if stopping {
+            log.info("session: \(name) \(how)")
+        } else if !ready {
+            log.error("session: \(name) \(how) after \(format1(seconds)) s, before the kiosk was on screen")
+            quoteCompositorLog()
+        } else if status != 0 {
+            log.error("session: \(name) \(how)")
+        } else {
+            log.notice("session: \(name) ended (the kiosk exited)")
+        }
+        // What it left behind (Kiosk under weston is in a session of its own) goes too.
+        compositorDeadline = nil
+        for pid in descendants() { kill(pid, SIGTERM) }
+        killDeadline = min(killDeadline ?? .infinity, MonotonicClock.now() + 2)
+    }
+
+    private func stop(because sig: Int32) {
+        if sig == SIGABRT {
+            // systemd's watchdog: Kiosk stopped pinging. Nothing hung is asked twice.
+            log.error("session: the watchdog fired (the kiosk stopped answering): stopping \(name) and the kiosk")
+            for pid in descendants() { kill(pid, SIGKILL) }
+            killDeadline = MonotonicClock.now() + 1
+        } else if !stopping {
+            // Kiosk first (it saves what a visitor was doing); the compositor ends with it, as
+            // cage and weston ([autolaunch] watch) do. cage 0.1.4 asked first can abort in its
+            // teardown (wl_display_terminate's assertion) and waits for Kiosk forever.
+            log.info("session: signal \(sig): stopping the kiosk and \(name)")
+            notify("STOPPING=1")
+            for pid in descendants() where pid != compositor { kill(pid, SIGTERM) }
+            compositorDeadline = MonotonicClock.now() + 3
+            killDeadline = MonotonicClock.now() + 6
+        }
+        stopping = true
+    }
+
+    /// Kiosk's notifications, passed on as this process's own (MAINPID= is not Kiosk's to say).
+    private func relayNotifications() {
+        var buf = [CChar](repeating: 0, count: 4096)
+        var uid: Int64 = -1
+        while case let n = kiosk_session_notify_receive(relay, &buf, buf.count, &uid), n >= 0 {
+            guard uid == 0 || uid == Int64(getuid()) || notifierUID.map({ Int64($0) == uid }) == true else { continue }
+            let text = String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let lines = text.split(separator: "\n").filter { !$0.hasPrefix("MAINPID=") }
+            if !ready, lines.contains("READY=1") {
+                ready = true
+                log.info("session: the kiosk is on screen, \(format1(MonotonicClock.now() - started)) s after \(name) started")
+            }
+            notify(lines.joined(separator: "\n"))
+        }
+    }
+
+    private func notify(_ text: String) {
+        guard let upstream, !text.isEmpty else { return }
+        _ = text.withCString { kiosk_session_notify_send(upstream, $0, strlen($0)) }
+    }
+
+    private func quoteCompositorLog() {
+        guard let path = compositorLog, case .success(let text) = readRegularFile(path, limit: 1 << 20) else { return }
+        let lines = String(decoding: text, as: UTF8.self).split(separator: "\n").suffix(12)
+        guard !lines.isEmpty else { return }
+        log.warning("session: the last lines of \(path):")
+        for l in lines { log.warning("  \(l)") }
+    }
+
+    private func exitCode(_ status: Int32) -> Int32 {
+        if stopping { return 0 }
+        let code = wifexited(status) ? wexitstatus(status) : 128 + wtermsig(status)
+        return ready ? code : max(code, 1)
+    }
+
+    /// Every process below this one, found through /proc (children of children, then those
+    /// re-parented here when their parent ended).
+    private func descendants() -> [pid_t] {
+        var found: [pid_t] = []
+        var queue = [getpid()]
+        while let p = queue.popLast() {
+            for c in Self.children(of: p) where !found.contains(c) {
+                found.append(c)
+                queue.append(c)
+            }
+        }
+        return found
+    }
+
+    static func children(of pid: pid_t) -> [pid_t] {
+        guard let d = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(d) }
+        var out: [pid_t] = []
+        while let e = readdir(d) {
+            let tid = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard Int(tid) != nil, let text = readProcFile("/proc/\(pid)/task/\(tid)/children") else { continue }
+            out += text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
+        }
+        return out
+    }
+
+    private func describe(_ status: Int32) -> String {
+        wifexited(status) ? "exited with status \(wexitstatus(status))" : "was ended by signal \(wtermsig(status))"
+    }
+    private func format1(_ v: Double) -> String { String(Double(Int(v * 10)) / 10) }
+}
+
+/// A /proc file's text (they report no size, so they are read until the end).
+private func readProcFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while case let n = read(fd, &chunk, chunk.count), n > 0 { bytes += chunk.prefix(n) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+// The wait-status macros of <sys/wait.h>, which Swift does not import.
+private func wifexited(_ s: Int32) -> Bool { s & 0x7f == 0 }
+private func wexitstatus(_ s: Int32) -> Int32 { (s >> 8) & 0xff }
+private func wtermsig(_ s: Int32) -> Int32 { s & 0x7f }
+
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers = strings.map { strdup($0) } + [nil]
+    defer { for p in pointers { free(p) } }
+    return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}
+
+private func withIdentity<R>(_ id: SessionSupervisor.Identity?, _ body: (UnsafePointer<kiosk_identity>?) -> R) -> R {
+    guard let id else { return body(nil) }
+    return id.user.withCString { user in
+        withOptionalCString(id.pamService) { service in
+            withOptionalCString(id.tty) { tty in
+                var who = kiosk_identity(user: user, pam_service: service, tty: tty)
+                return body(&who)
+            }
+        }
+    }
+}
+
+private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let s else { return body(nil) }
+    return s.withCString { body($0) }
+}

@@ -1,0 +1,56 @@
+import Testing
+@testable import Kiosk
+
+@Suite struct CompositorChoiceTests {
+    let gpu = DisplayCard(name: "card0", driver: "virtio_gpu", primeImport: true)
+    let plain = DisplayCard(name: "card0", driver: "bochs-drm", primeImport: false)
+    let both: Set<Compositor> = [.cage, .weston]
+
+    @Test func aDisplayThatImportsPrimeGetsCage() {
+        let c = try? CompositorChoice.choose(requested: nil, cards: [gpu], installed: both).get()
+        #expect(c?.compositor == .cage && c?.warning == nil)
+        #expect(c?.reason == "card0 (virtio_gpu) can show its buffers")
+    }
+
+    @Test func aPlainFramebufferGetsWestonAndSaysWhy() {
+        let c = try? CompositorChoice.choose(requested: nil, cards: [plain], installed: both).get()
+        #expect(c?.compositor == .weston)
+        #expect(c?.reason.contains("card0 (bochs-drm) cannot import PRIME buffers, which cage 0.1.4 needs") == true)
+        // One card of several that can import is enough for cage (it uses that one).
+        let second = DisplayCard(name: "card1", driver: "i915", primeImport: true)
+        #expect((try? CompositorChoice.choose(requested: nil, cards: [plain, second], installed: both).get())?.compositor == .cage)
+    }
+
+    @Test func withoutWestonCageIsTriedWithAWarning() {
+        let c = try? CompositorChoice.choose(requested: nil, cards: [plain], installed: [.cage]).get()
+        #expect(c?.compositor == .cage)
+        #expect(c?.warning?.contains("install weston") == true)
+    }
+
+    @Test func whatCannotRunIsSaidInOneLine() {
+        #expect(CompositorChoice.choose(requested: nil, cards: [], installed: both) == .failure(.noDisplay))
+        #expect(CompositorChoice.choose(requested: nil, cards: [gpu], installed: []) == .failure(.noCompositor))
+        #expect(CompositorChoice.choose(requested: .weston, cards: [gpu], installed: [.cage]) == .failure(.notInstalled(.weston)))
+        #expect(SessionError.notInstalled(.weston).description == "weston is not installed (/usr/bin/weston): apt install weston")
+    }
+
+    @Test func theOperatorsChoiceWins() {
+        let c = try? CompositorChoice.choose(requested: .weston, cards: [gpu], installed: both).get()
+        #expect(c?.compositor == .weston && c?.reason == "as asked (--compositor weston)")
+    }
+
+    @Test func cageRunsKioskThroughSeatdWithTheOperatorsOptions() {
+        let l = CompositorLaunch.make(.cage, kiosk: "/usr/bin/kiosk", extra: ["-r"], runtimeDirectory: "/run/kiosk")
+        #expect(l.path == "/usr/bin/cage")
+        #expect(l.arguments == ["-d", "-r", "--", "/usr/bin/kiosk"])
+        #expect(l.defaults["LIBSEAT_BACKEND"] == "seatd" && l.defaults["WLR_RENDERER"] == "pixman")
+        #expect(l.defaults["WLR_LIBINPUT_NO_DEVICES"] == nil)
+        #expect(l.pamService == nil)
+    }
+
+    @Test func westonGetsALogindSessionAndLogsToAFile() {
+        let l = CompositorLaunch.make(.weston, kiosk: "/usr/bin/kiosk", extra: [], runtimeDirectory: "/run/kiosk")
+        #expect(l.arguments == ["--config=/etc/kiosk/weston.ini", "--use-pixman", "--log=/run/kiosk/weston.log"])
+        #expect(l.pamService == "kiosk")
+    }
+}
