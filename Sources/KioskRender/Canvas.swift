@@ -161,7 +161,11 @@ public final class Canvas {
         let p = pixelBounds(of: rect)
         guard !p.isEmpty, color.alpha > 0 else { return }
         var c = color.pixman
-        var box = pixman_box32_t(x1: p.x, y1: p.y, x2: p.x + p.width, y2: p.y + p.height)
+        // pixman fills boxes unclipped where the image has no clip region (a whole frame): a
+        // box past the edge writes into the next row, past the last one out of the buffer.
+        var box = pixman_box32_t(x1: max(0, p.x), y1: max(0, p.y), x2: min(pixelSize.width, p.x + p.width),
+                                 y2: min(pixelSize.height, p.y + p.height))
+        guard box.x1 < box.x2, box.y1 < box.y2 else { return }
         pixman_image_fill_boxes(color.alpha >= 1 ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, target, &c, 1, &box)
     }
 

@@ -18,6 +18,19 @@ import Glibc
         #expect(img.pixel(x: 39, y: 10) == 0xff00_0000) // outside the clip
     }
 
+    /// The touch test's 10 mm grid at 100 dpi on a 1024×768 panel put its last line at x =
+    /// 1023.6, two pixels wide: unclipped, pixman wrote each row's extra pixel into the next
+    /// row and the last one past the buffer (the kiosk crashed on a booted machine).
+    @Test func aFillPastTheEdgeStaysInside() {
+        let img = solidImage(16, 8, .black)
+        let c = Canvas(image: img)
+        c.fill(Rect(x: 15.6, y: -3, width: 1, height: 20), color: .white)
+        #expect(img.pixel(x: 15, y: 7) == 0xffff_ffff)
+        for y in 0..<8 { #expect(img.pixel(x: 0, y: y) == 0xff00_0000, "row \(y) got the last one's overflow") }
+        c.fill(Rect(x: -5, y: 20, width: 4, height: 4), color: .white) // wholly outside: nothing
+        #expect(img.pixel(x: 0, y: 7) == 0xff00_0000)
+    }
+
     @Test func translucentFillBlends() {
         let img = solidImage(4, 4, .black)
         Canvas(image: img).fill(Rect(x: 0, y: 0, width: 4, height: 4), color: Color.white.withAlpha(0.5))

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- PAM, loaded only by the path that needs it (the kiosk itself never does) ----------- */
@@ -47,29 +48,40 @@ static void child_fail(const char *what, const char *detail)
     _exit(127);
 }
 
-/* Opens the PAM session in this (child) process and returns its environment, or exits. */
-static char **open_pam_session(const struct kiosk_identity *who)
+struct pam_session {
+    void *handle;
+    pam_handle_fn close_session, setcred;
+    int (*end)(void *, int);
+    char **env;
+};
+
+/* Opens the PAM session in this (child) process, or exits. */
+static struct pam_session open_pam_session(const struct kiosk_identity *who)
 {
     void *lib = dlopen("libpam.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!lib) child_fail("cannot load libpam.so.0", dlerror());
     pam_start_fn start = (pam_start_fn)dlsym(lib, "pam_start");
     pam_set_item_fn set_item = (pam_set_item_fn)dlsym(lib, "pam_set_item");
     pam_handle_fn acct = (pam_handle_fn)dlsym(lib, "pam_acct_mgmt");
-    pam_handle_fn setcred = (pam_handle_fn)dlsym(lib, "pam_setcred");
     pam_handle_fn open_session = (pam_handle_fn)dlsym(lib, "pam_open_session");
     pam_getenvlist_fn getenvlist = (pam_getenvlist_fn)dlsym(lib, "pam_getenvlist");
     pam_strerror_fn strerr = (pam_strerror_fn)dlsym(lib, "pam_strerror");
-    if (!start || !set_item || !acct || !setcred || !open_session || !getenvlist || !strerr)
+    struct pam_session s = {
+        .close_session = (pam_handle_fn)dlsym(lib, "pam_close_session"),
+        .setcred = (pam_handle_fn)dlsym(lib, "pam_setcred"),
+        .end = (int (*)(void *, int))dlsym(lib, "pam_end"),
+    };
+    if (!start || !set_item || !acct || !open_session || !getenvlist || !strerr || !s.close_session || !s.setcred || !s.end)
         child_fail("libpam.so.0", "a PAM function is missing");
     struct kiosk_pam_conv conv = { no_conversation, NULL };
-    void *h = NULL;
-    int r = start(who->pam_service, who->user, &conv, &h);
-    if (r != KIOSK_PAM_SUCCESS) child_fail("pam_start", strerr(h, r));
-    if (who->tty && (r = set_item(h, KIOSK_PAM_TTY, who->tty)) != KIOSK_PAM_SUCCESS) child_fail("PAM_TTY", strerr(h, r));
-    if ((r = acct(h, 0)) != KIOSK_PAM_SUCCESS) child_fail("PAM account", strerr(h, r));
-    if ((r = setcred(h, KIOSK_PAM_ESTABLISH_CRED)) != KIOSK_PAM_SUCCESS) child_fail("PAM credentials", strerr(h, r));
-    if ((r = open_session(h, 0)) != KIOSK_PAM_SUCCESS) child_fail("PAM session", strerr(h, r));
-    return getenvlist(h);
+    int r = start(who->pam_service, who->user, &conv, &s.handle);
+    if (r != KIOSK_PAM_SUCCESS) child_fail("pam_start", strerr(s.handle, r));
+    if (who->tty && (r = set_item(s.handle, KIOSK_PAM_TTY, who->tty)) != KIOSK_PAM_SUCCESS) child_fail("PAM_TTY", strerr(s.handle, r));
+    if ((r = acct(s.handle, 0)) != KIOSK_PAM_SUCCESS) child_fail("PAM account", strerr(s.handle, r));
+    if ((r = s.setcred(s.handle, KIOSK_PAM_ESTABLISH_CRED)) != KIOSK_PAM_SUCCESS) child_fail("PAM credentials", strerr(s.handle, r));
+    if ((r = open_session(s.handle, 0)) != KIOSK_PAM_SUCCESS) child_fail("PAM session", strerr(s.handle, r));
+    s.env = getenvlist(s.handle);
+    return s;
 }
 
 static size_t count(char *const list[])
@@ -112,6 +124,42 @@ static void become(const struct kiosk_identity *who)
     if (chdir(pw->pw_dir) < 0 && chdir("/") < 0) child_fail("chdir", strerror(errno));
 }
 
+static pid_t session_program;
+
+static void forward_signal(int sig)
+{
+    if (session_program > 0) kill(session_program, sig);
+}
+
+/* The PAM session's keeper, as login(1) and systemd are: logind ends a session once the
+ * process that opened it lets go (pam_systemd's fd is close-on-exec), so this process stays,
+ * runs the program as the user in a child, passes stop signals on, and closes the session
+ * when the program has ended. Never returns. */
+static void keep_pam_session(const char *path, char *const argv[], char *const envp[], const struct kiosk_identity *who)
+{
+    struct pam_session s = open_pam_session(who);
+    char **env = merge_env(envp, s.env);
+    pid_t keeper = getpid();
+    session_program = fork();
+    if (session_program < 0) child_fail("fork", strerror(errno));
+    if (session_program == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != keeper) _exit(127);
+        become(who);
+        execve(path, argv, env);
+        child_fail(path, strerror(errno));
+    }
+    struct sigaction forward = { .sa_handler = forward_signal };
+    sigaction(SIGTERM, &forward, NULL);
+    sigaction(SIGINT, &forward, NULL);
+    sigaction(SIGHUP, &forward, NULL);
+    int status = 0;
+    while (waitpid(session_program, &status, 0) < 0 && errno == EINTR) {}
+    s.close_session(s.handle, 0);
+    s.setcred(s.handle, 0x0004 /* PAM_DELETE_CRED */);
+    s.end(s.handle, 0);
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 pid_t kiosk_session_spawn(const char *path, char *const argv[], char *const envp[],
                           const struct kiosk_identity *who)
 {
@@ -126,12 +174,9 @@ pid_t kiosk_session_spawn(const char *path, char *const argv[], char *const envp
         if (s != SIGKILL && s != SIGSTOP) signal(s, SIG_DFL);
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent) _exit(127);
     setsid();
-    char *const *env = envp;
-    if (who && who->user) {
-        if (who->pam_service) env = merge_env(envp, open_pam_session(who));
-        become(who);
-    }
-    execve(path, argv, env);
+    if (who && who->user && who->pam_service) keep_pam_session(path, argv, envp, who);
+    if (who && who->user) become(who);
+    execve(path, argv, envp);
     child_fail(path, strerror(errno));
     return -1;
 }

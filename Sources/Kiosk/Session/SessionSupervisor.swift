@@ -161,7 +161,7 @@ final class SessionSupervisor {
             // teardown (wl_display_terminate's assertion) and waits for Kiosk forever.
             log.info("session: signal \(sig): stopping the kiosk and \(name)")
             notify("STOPPING=1")
-            for pid in descendants() where pid != compositor { kill(pid, SIGTERM) }
+            for pid in descendants() where pid != compositor && Self.runsThisProgram(pid) { kill(pid, SIGTERM) }
             compositorDeadline = MonotonicClock.now() + 3
             killDeadline = MonotonicClock.now() + 6
         }
@@ -215,6 +215,13 @@ final class SessionSupervisor {
             }
         }
         return found
+    }
+
+    /// Whether `pid` runs the executable this process runs (Kiosk, under either compositor).
+    static func runsThisProgram(_ pid: pid_t) -> Bool {
+        var mine = stat(), theirs = stat()
+        return stat("/proc/self/exe", &mine) == 0 && stat("/proc/\(pid)/exe", &theirs) == 0
+            && mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino
     }
 
     static func children(of pid: pid_t) -> [pid_t] {

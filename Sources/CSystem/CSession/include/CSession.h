@@ -12,10 +12,12 @@ struct kiosk_identity {
     const char *tty;         /* the session's terminal, e.g. "tty1", given to the user */
 };
 
-/* fork + exec of `path` with `argv`/`envp` (NULL-terminated). The child dies with SIGTERM when
- * the caller dies, starts with no signals blocked, and when `who` names a PAM service gets the
- * session's environment (XDG_RUNTIME_DIR, XDG_SESSION_ID) added to `envp`. Returns the pid, or
- * -1 with errno. A child that cannot become `who` or exec writes one line to stderr, exits 127. */
+/* fork + exec of `path` with `argv`/`envp` (NULL-terminated). The child gets SIGTERM when the
+ * caller dies and starts with no signals blocked. When `who` names a PAM service, the child opens
+ * the session, runs `path` in a child of its own with the session's environment (XDG_RUNTIME_DIR,
+ * XDG_SESSION_ID) added to `envp`, passes SIGTERM/SIGINT/SIGHUP on to it, closes the session
+ * when it ends and exits with its status. Returns the pid, or -1 with errno. A child that cannot
+ * become `who` or exec writes one line to stderr and exits 127. */
 pid_t kiosk_session_spawn(const char *path, char *const argv[], char *const envp[],
                           const struct kiosk_identity *who);
 
