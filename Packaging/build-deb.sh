@@ -32,16 +32,18 @@ for size in 48 128 256; do
 done
 "$kiosk" icon --svg --out "$stage/dist/icons/scalable/apps/kiosk.svg"
 
-# An invisible cursor theme for cage (XCURSOR_PATH, set by `kiosk session`): one Xcursor file,
-# left_ptr, one transparent pixel. Header (magic, size 16, version 1.0, one entry), the entry
-# (image, nominal size 24, at byte 28), the image (header size 36, type, size, version 1, 1x1,
-# hotspot 0,0, delay 0) and its pixel: little-endian 32-bit words, written as octal escapes.
+# A cursor theme without cage's arrow (XCURSOR_PATH, set by `kiosk session`): one Xcursor file
+# that no one asks for by name, one transparent pixel. A theme that loads but lacks `left_ptr`
+# makes cage set no cursor image at all (an empty theme would bring back wlroots' built-in
+# arrow). Header (magic, size 16, version 1.0, one entry), the entry (image, nominal size 24, at
+# byte 28), the image (header size 36, type, size, version 1, 1x1, hotspot 0,0, delay 0) and its
+# pixel: little-endian 32-bit words, written as octal escapes.
 mkdir -p "$stage/dist/cursor-theme/default/cursors"
 word() { printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
 image=$((0xfffd0002))
 bytes="Xcur$(word 16)$(word 65536)$(word 1)$(word $image)$(word 24)$(word 28)"
 bytes="$bytes$(word 36)$(word $image)$(word 24)$(word 1)$(word 1)$(word 1)$(word 0)$(word 0)$(word 0)$(word 0)"
-printf "$bytes" >"$stage/dist/cursor-theme/default/cursors/left_ptr"
+printf "$bytes" >"$stage/dist/cursor-theme/default/cursors/kiosk-hidden"
 
 # kiosk(1) from the command-line definitions: swift-argument-parser's generate-manual, the tool
 # behind its plugin, run on the release binary (the plugin would rebuild kiosk in .build/release

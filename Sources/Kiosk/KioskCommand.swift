@@ -102,6 +102,8 @@ extension KioskCommand {
         var scale: Int = 1
         @Option(help: "Buffer turned 0, 90, 180 or 270 degrees, as on a rotated output (the scene keeps --size).")
         var bufferRotate: Int = 0
+        @Option(help: "The panel's physical size in millimetres as its output reports it, e.g. 320x200 (default: unknown, 96 dpi).")
+        var panelMm: String?
 
         /// A renderer for the scene (or for `workload`, a bench-only scene built with the
         /// fonts given), or an exit with one clear line naming the bad option.
@@ -109,6 +111,11 @@ extension KioskCommand {
             guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
             guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
             guard [0, 90, 180, 270].contains(bufferRotate) else { throw fail(log, "--buffer-rotate \(bufferRotate): expected 0, 90, 180 or 270") }
+            var mm: Size?
+            if let panelMm {
+                guard let m = parseSize(panelMm) else { throw fail(log, "--panel-mm '\(panelMm)': expected WIDTHxHEIGHT in millimetres, e.g. 320x200") }
+                mm = m
+            }
             let fonts = FontCache(report: { log.warning("\($0)") })
             guard var s = workload?(fonts) ?? SceneCatalog.make(scene, fonts: fonts) else {
                 throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
@@ -124,7 +131,7 @@ extension KioskCommand {
                 }
             }
             do {
-                return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale), bufferRotation: bufferRotate / 90)
+                return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale, physicalSize: mm), bufferRotation: bufferRotate / 90)
             } catch {
                 throw fail(log, "\(error)")
             }

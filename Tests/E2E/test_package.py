@@ -24,7 +24,7 @@ EXPECTED = {
     "/lib/systemd/system/kiosk.service": "-rw-r--r--",
     "/lib/systemd/system/kiosk-weston.service": "-rw-r--r--",
     "/usr/lib/tmpfiles.d/kiosk.conf": "-rw-r--r--",
-    "/usr/share/kiosk/cursor-theme/default/cursors/left_ptr": "-rw-r--r--",
+    "/usr/share/kiosk/cursor-theme/default/cursors/kiosk-hidden": "-rw-r--r--",
     "/usr/share/applications/kiosk.desktop": "-rw-r--r--",
     "/usr/share/icons/hicolor/48x48/apps/kiosk.png": "-rw-r--r--",
     "/usr/share/icons/hicolor/128x128/apps/kiosk.png": "-rw-r--r--",

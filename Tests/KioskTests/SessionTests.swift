@@ -44,7 +44,7 @@ import Testing
         #expect(l.path == "/usr/bin/cage")
         #expect(l.arguments == ["-d", "-r", "--", "/usr/bin/kiosk"])
         #expect(l.defaults["LIBSEAT_BACKEND"] == "seatd" && l.defaults["WLR_RENDERER"] == "pixman")
-        #expect(l.defaults["WLR_LIBINPUT_NO_DEVICES"] == nil)
+        #expect(l.defaults["WLR_LIBINPUT_NO_DEVICES"] == nil && l.defaults["XCURSOR_PATH"] == "/usr/share/kiosk/cursor-theme")
         #expect(l.pamService == nil)
     }
 

@@ -80,9 +80,11 @@ struct CompositorLaunch: Equatable, Sendable {
                     // libinput found at start unannounced until the first input event, so the
                     // first touch reaches no one. Without it cage exits while no input device
                     // exists, and systemd starts it again 2 s later.
-                    // cage shows an arrow whenever a pointer device exists (many touch
+                    // cage shows an arrow whenever a pointer device appears (many touch
                     // controllers register one) and Kiosk cannot hide it before the pointer
-                    // enters: the only cursor theme cage finds is an invisible one.
+                    // enters. The only theme cage finds has no `left_ptr`, so cage sets no
+                    // cursor at all: no arrow, and no software cursor (which would also stop
+                    // the output's direct scan-out and log an error every frame).
                     "XCURSOR_PATH": "/usr/share/kiosk/cursor-theme",
                 ],
                 pamService: nil)

@@ -1,0 +1,25 @@
+"""Fixtures for the booted-machine tests: the package `make deb` built and the image it is tested
+on (see panel.py for the machines)."""
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import image  # noqa: E402
+from panel import DEB, SUITE  # noqa: E402
+
+if os.geteuid() != 0:
+    pytest.skip("the booted-machine tests build their image as root (mmdebstrap, mke2fs -d)", allow_module_level=True)
+
+
+@pytest.fixture(scope="session")
+def deb():
+    assert DEB.exists(), f"{DEB} missing: make deb builds it"
+    return DEB
+
+
+@pytest.fixture(scope="session")
+def vm_image(deb):
+    return image.build(deb, SUITE)

@@ -1,0 +1,167 @@
+"""A bootable Debian image for the virtual-machine tests, made the way Debian makes systems: by
+mmdebstrap from Debian's own packages, the kernel booted directly. The image holds a plain
+system (systemd, logind, udev, an operator with sudo), the test agent, and what the kiosk
+package depends on and recommends — installed, as apt would install them with it, because
+unpacking and configuring ~200 packages under software emulation takes minutes a machine. The
+package itself is installed by the tests with the README's `sudo apt install ./out/kiosk_….deb`:
+a dependency the package forgets to declare is missing here as on a fresh machine.
+
+Images are cached by what goes into them (this recipe, the agent, the suite and the package's
+dependency fields): `python3 Tests/VM/image.py DEB [SUITE]` builds one and prints its folder."""
+import hashlib
+import shlex
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CACHE = Path(os.environ.get("KIOSK_VM_CACHE", ROOT / ".build" / "vm"))
+MIRROR = "http://deb.debian.org/debian"
+SECURITY = "http://deb.debian.org/debian-security"
+
+# A plain booted Debian, plus what the tests use inside it: python3-evdev for the uinput
+# touchscreen, libinput-tools and procps to look.
+PACKAGES = [
+    "systemd-sysv", "udev", "dbus", "kmod", "linux-image-amd64", "login", "passwd", "sudo",
+    "procps", "python3", "python3-evdev", "libinput-tools", "e2fsprogs",
+]
+# Modules the initramfs needs to find the root disk; the rest load from it.
+INITRAMFS_MODULES = ["virtio_pci", "virtio_blk", "ext4"]
+# Units that would wake a test machine for nothing (the idle check measures CPU).
+QUIET = ["apt-daily.timer", "apt-daily-upgrade.timer", "man-db.timer", "e2scrub_all.timer",
+         "fstrim.timer", "dpkg-db-backup.timer", "systemd-tmpfiles-clean.timer"]
+
+AGENT_UNIT = """[Unit]
+Description=Kiosk test agent (virtio serial)
+DefaultDependencies=no
+After=systemd-udevd.service systemd-modules-load.service
+Before=sysinit.target
+
+[Service]
+ExecStartPre=/sbin/modprobe -a uinput virtio_console
+ExecStart=/usr/bin/python3 /usr/local/lib/kiosk-test/agent.py
+Restart=always
+RestartSec=0.5
+
+[Install]
+WantedBy=sysinit.target
+"""
+
+SERIAL_AUTOLOGIN = """[Service]
+ExecStart=
+ExecStart=-/sbin/agetty --autologin root --keep-baud 115200,57600,38400,9600 - $TERM
+"""
+
+
+def dependencies(deb):
+    """The package's Pre-Depends, Depends and Recommends as one `apt-get satisfy` string."""
+    fields = {}
+    for line in deb_fields(deb).splitlines():
+        key, _, value = line.partition(": ")
+        fields[key] = value
+    return ", ".join(fields[k] for k in ("Pre-Depends", "Depends", "Recommends") if fields.get(k))
+
+
+def deb_fields(deb):
+    out = subprocess.run(["dpkg-deb", "-f", str(deb), "Pre-Depends", "Depends", "Recommends"],
+                         capture_output=True, text=True, check=True).stdout
+    return out
+
+
+def image_key(deb, suite):
+    h = hashlib.sha256()
+    h.update(Path(__file__).read_bytes())
+    h.update((HERE / "agent.py").read_bytes())
+    h.update(suite.encode())
+    h.update(deb_fields(deb).encode())
+    return f"{suite}-{h.hexdigest()[:16]}"
+
+
+def sources(suite):
+    security = f"{suite}-security"
+    return "\n".join([
+        f"deb {MIRROR} {suite} main",
+        f"deb {MIRROR} {suite}-updates main",
+        f"deb {SECURITY} {security} main",
+    ])
+
+
+def build(deb, suite="bookworm", log=sys.stderr):
+    """The folder holding rootfs.img, vmlinuz and initrd.img for this package and suite."""
+    deb = Path(deb).resolve()
+    out = CACHE / image_key(deb, suite)
+    if (out / "done").exists():
+        return out
+    if os.geteuid() != 0:
+        raise PermissionError("building the VM image needs root (mmdebstrap into a folder, then mke2fs -d)")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    tree = out / "rootfs"
+    hooks = [
+        # Before the kernel is installed: a small initramfs (MODULES=dep cannot see the guest's disk).
+        "--essential-hook=mkdir -p \"$1/etc/initramfs-tools/conf.d\" && echo MODULES=list > \"$1/etc/initramfs-tools/conf.d/kiosk-test.conf\""
+        f" && printf '%s\\n' {' '.join(INITRAMFS_MODULES)} >> \"$1/etc/initramfs-tools/modules\"",
+        f"--customize-hook=mkdir -p \"$1/usr/local/lib/kiosk-test\"",
+        f"--customize-hook=copy-in {HERE / 'agent.py'} /usr/local/lib/kiosk-test",
+        # What the package depends on and recommends, as apt installs it with the package.
+        f"--customize-hook=chroot \"$1\" apt-get satisfy -y -q -o APT::Install-Recommends=true {shlex.quote(dependencies(deb))}",
+        "--customize-hook=" + customize_script(),
+    ]
+    cmd = ["mmdebstrap", "--variant=apt", "--include=" + ",".join(PACKAGES),
+           "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-include=/usr/share/doc/*/copyright",
+           "--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/locale/*",
+           "--skip=cleanup/apt/lists", *hooks, suite, str(tree), sources(suite)]
+    with open(out / "mmdebstrap.log", "w") as f:
+        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        tail = (out / "mmdebstrap.log").read_text().splitlines()[-30:]
+        raise RuntimeError("mmdebstrap failed:\n" + "\n".join(tail))
+    for pattern, name in (("vmlinuz-*", "vmlinuz"), ("initrd.img-*", "initrd.img")):
+        found = sorted((tree / "boot").glob(pattern))
+        if not found:
+            raise RuntimeError(f"the image has no /boot/{pattern}")
+        shutil.copy(found[-1], out / name)
+    # Room for the kiosk package and its dependencies, the journal and saved state.
+    used = int(subprocess.run(["du", "-sm", str(tree)], capture_output=True, text=True, check=True).stdout.split()[0])
+    subprocess.run(["mke2fs", "-q", "-t", "ext4", "-L", "root", "-d", str(tree), str(out / "rootfs.img"),
+                    f"{used + 2048}M"], check=True)
+    shutil.rmtree(tree)
+    (out / "done").write_text(f"{suite}\n")
+    prune(keep=out)
+    return out
+
+
+def customize_script():
+    """Shell run with the image as $1: the agent's unit, a root console on the serial line, an
+    operator with sudo, fstab, a quiet system."""
+    steps = [
+        "set -e",
+        "echo kiosk-vm > \"$1/etc/hostname\"",
+        "printf '127.0.0.1 localhost\\n127.0.1.1 kiosk-vm\\n' > \"$1/etc/hosts\"",
+        "echo '/dev/vda / ext4 defaults,errors=remount-ro 0 1' > \"$1/etc/fstab\"",
+        f"cat > \"$1/etc/systemd/system/kiosk-test-agent.service\" <<'EOF'\n{AGENT_UNIT}EOF",
+        "chroot \"$1\" systemctl enable kiosk-test-agent.service",
+        "mkdir -p \"$1/etc/systemd/system/serial-getty@ttyS0.service.d\"",
+        f"cat > \"$1/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf\" <<'EOF'\n{SERIAL_AUTOLOGIN}EOF",
+        "chroot \"$1\" passwd -d root",
+        "chroot \"$1\" useradd -m -s /bin/bash -G sudo admin",
+        "echo 'admin ALL=(ALL) NOPASSWD:ALL' > \"$1/etc/sudoers.d/admin\"",
+        f"chroot \"$1\" systemctl mask {' '.join(QUIET)}",
+    ]
+    return "\n".join(steps)
+
+
+def prune(keep):
+    """Older images of the same suite go: each is a few GiB."""
+    suite = keep.name.split("-")[0]
+    for d in CACHE.glob(f"{suite}-*"):
+        if d != keep and d.is_dir():
+            shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    print(build(sys.argv[1], *(sys.argv[2:3] or ["bookworm"])))

@@ -1,0 +1,158 @@
+"""What the booted-machine checks share: the package under test, measurements kept for the
+closing note, and a booted machine seen as its operator and its visitors see it."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from PIL import Image, ImageChops
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import image  # noqa: E402
+from vm import VM, wait_for  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+KIOSK = Path(os.environ.get("KIOSK_BIN", ROOT / ".build" / "release" / "kiosk")).resolve()
+VERSION = subprocess.run([str(KIOSK), "--version"], capture_output=True, text=True).stdout.strip()
+ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+DEB = ROOT / "out" / f"kiosk_{VERSION}_{ARCH}.deb"
+SUITE = os.environ.get("KIOSK_VM_SUITE", "bookworm")
+RESULTS = image.CACHE / f"results-{SUITE}.txt"
+ACCENT = (0x4F, 0xC3, 0xF7)
+
+
+def record(what, value):
+    """A measurement for the closing note and the README: kept in .build/vm/results-SUITE.txt."""
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    with open(RESULTS, "a") as f:
+        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {SUITE} {what}: {value}\n")
+
+
+def boot(vm_image, tmp_path_factory, name, **kw):
+    v = VM(vm_image, tmp_path_factory.mktemp(name), **kw)
+    start = time.monotonic()
+    v.start()
+    record(f"{name}: boot to the agent ({v.accel.split(',')[0]})", f"{time.monotonic() - start:.1f} s")
+    return v
+
+
+class Panel:
+    """A booted machine seen as its operator and its visitors see it."""
+
+    def __init__(self, vm, size):
+        self.vm, self.size = vm, size
+        self.shots = 0
+
+    # -- the operator ----------------------------------------------------------------------
+
+    def install(self, deb):
+        """The README's two lines, typed by an operator with sudo in a folder holding out/."""
+        self.vm.run("mkdir -p /home/admin/out")
+        self.vm.put(f"/home/admin/out/{deb.name}", deb.read_bytes())
+        self.vm.run("chown -R admin: /home/admin/out")
+        r = self.admin(f"sudo apt install ./out/{deb.name}", input="Y\n", timeout=600)
+        assert r["rc"] == 0, r["out"] + r["err"]
+        return r
+
+    def admin(self, cmd, input="", timeout=120):
+        return self.vm.run(f"cd /home/admin && su admin -c {shell_quote(cmd)}", check=False, input=input, timeout=timeout)
+
+    def unit(self, prop, unit="kiosk"):
+        return self.vm.out(f"systemctl show {unit} -p {prop} --value")
+
+    def active(self, unit="kiosk"):
+        return self.unit("ActiveState", unit) == "active"
+
+    def kiosk_pid(self):
+        out = self.vm.out("pgrep -x kiosk -u kiosk || true")
+        return int(out.split()[0]) if out else None
+
+    def wait_kiosk(self, timeout=120, unit="kiosk", other_than=None):
+        """Waits for the unit to be active (READY: Kiosk's first frame shown) with a Kiosk other
+        than `other_than`; returns the seconds taken."""
+        def up():
+            pid = self.kiosk_pid()
+            return pid and pid != other_than and self.active(unit) and pid
+        _, secs = wait_for(f"{unit} active with a new kiosk", up, timeout=timeout)
+        return secs
+
+    def ready_after_boot(self, unit="kiosk"):
+        """Seconds from the kernel's start to the unit becoming active (READY=1)."""
+        return int(self.unit("ActiveEnterTimestampMonotonic", unit)) / 1e6
+
+    def journal(self, *args):
+        return self.vm.out(f"journalctl -b -u kiosk -o cat --no-pager {' '.join(args)}", check=False)
+
+    def edid_mm(self):
+        """The panel's size in millimetres as its EDID tells the kernel (centimetres × 10)."""
+        raw = bytes.fromhex(self.vm.out("od -An -tx1 -v /sys/class/drm/card0-*/edid | tr -d ' \\n'"))
+        return raw[21] * 10, raw[22] * 10
+
+    def drop_in(self, name, text):
+        """What `systemctl edit kiosk` writes, then a restart."""
+        self.vm.run(f"mkdir -p /etc/systemd/system/kiosk.service.d && cat > /etc/systemd/system/kiosk.service.d/{name}.conf "
+                    f"<<'EOF'\n{text}\nEOF\nsystemctl daemon-reload")
+
+    def remove_drop_ins(self):
+        self.vm.run("rm -rf /etc/systemd/system/kiosk.service.d && systemctl daemon-reload")
+
+    def restart(self):
+        """`systemctl restart kiosk` until the new Kiosk is on screen; the seconds it took."""
+        old = self.kiosk_pid()
+        start = time.monotonic()
+        self.vm.run("systemctl restart kiosk", timeout=180)
+        self.wait_kiosk(other_than=old)
+        return time.monotonic() - start
+
+    # -- the visitor -----------------------------------------------------------------------
+
+    def screen(self, name):
+        self.shots += 1
+        return self.vm.screendump(self.vm.dir / f"{self.shots:02d}-{name}.png")
+
+    def tap(self, x, y):
+        """A tap at panel pixel (x, y) of the unrotated mode."""
+        w, h = self.size
+        self.vm.touch(["down", 0, x / w, y / h], ["sync"], ["sleep", 0.08], ["up", 0], ["sync"])
+
+    def snapshot(self, scene, size=None, mm=None, scene_bar=True):
+        size = size or self.size
+        path = self.vm.dir / f"snapshot-{scene}-{size[0]}x{size[1]}.png"
+        args = [str(KIOSK), "snapshot", "--scene", scene, "--size", f"{size[0]}x{size[1]}", "--out", str(path)]
+        if mm:
+            args += ["--panel-mm", f"{mm[0]}x{mm[1]}"]
+        if scene_bar:
+            args.append("--scene-bar")
+        subprocess.run(args, check=True, capture_output=True)
+        return Image.open(path).convert("RGB")
+
+
+def shell_quote(s):
+    return "'" + s.replace("'", "'\"'\"'") + "'"
+
+
+def differing(a, b, threshold=24):
+    """Share of pixels whose channels differ by more than `threshold`."""
+    assert a.size == b.size, f"{a.size} vs {b.size}"
+    d = ImageChops.difference(a, b).convert("L").point(lambda v: 255 if v > threshold else 0)
+    return d.histogram()[255] / (a.width * a.height), d.getbbox()
+
+
+def accent_box(img, bar_height=60):
+    """The highlighted pill of the scene bar (its accent colour) in the top `bar_height` rows."""
+    top = img.crop((0, 0, img.width, bar_height))
+    mask = Image.new("L", top.size)
+    mask.putdata([255 if all(abs(c - t) < 40 for c, t in zip(p, ACCENT)) else 0 for p in top.getdata()])
+    return mask.getbbox()
+
+
+def box_centre(box):
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+
+
+def count_near(img, centre, colour, radius=40, tol=40):
+    x, y = centre
+    crop = img.crop((int(x - radius), int(y - radius), int(x + radius), int(y + radius)))
+    return sum(1 for p in crop.getdata() if all(abs(c - t) < tol for c, t in zip(p, colour)))
+
