@@ -12,13 +12,13 @@ PYTHON := /usr/bin/python3
 # alone would let it through whenever that module happens to be built first.
 LAYERS := --explicit-target-dependency-import-check error
 
-.PHONY: run test deps build module tools unit e2e deb test-compositors fuzz soak generate bench clean
+.PHONY: run test deps build module tools unit e2e vm vm-shell deb test-compositors fuzz soak generate bench clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
 	else ./Packaging/headless-run.sh $(KIOSK) $(abspath $(MODULE)) out; fi
 
-test: deps unit build module tools deb e2e
+test: deps unit build module tools deb e2e vm
 
 deps:
 	@./Packaging/install-deps.sh
@@ -111,6 +111,15 @@ unit:
 e2e: build module tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_TEST_MODULE=$(abspath $(MODULE)) KIOSK_STRICT=$(abspath $(STRICT)) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E
+
+# Booted for real (Tests/VM): the package installed the README's way on a Debian booted in qemu
+# (an image made by mmdebstrap, cached in .build/vm by what goes into it), touched and read back.
+vm: deb
+	KIOSK_BIN=$(abspath $(KIOSK)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/VM
+
+# The same machine booted with a network and a root shell on this terminal, for debugging.
+vm-shell: deb
+	$(PYTHON) Tests/VM/vm.py out/kiosk_$$($(KIOSK) --version)_$$(dpkg --print-architecture).deb
 
 # Long fuzz runs (make test runs 20,000 documents a target): FUZZ=documents, SEED=number.
 FUZZ ?= 2000000
