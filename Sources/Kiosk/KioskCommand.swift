@@ -67,7 +67,7 @@ extension KioskCommand {
         @Option(help: "Rotate the UI clockwise by 0, 90, 180 or 270 degrees (for compositors that cannot rotate the output).")
         var rotate: Int?
 
-        @Flag(name: .shortAndLong, help: "Log input, configures and frame timing.")
+        @Flag(name: .shortAndLong, help: "Log input, configures and frame timing (KIOSK_VERBOSE=1 in the environment too).")
         var verbose = false
 
         var arguments: RunArguments {
@@ -78,7 +78,9 @@ extension KioskCommand {
 
         static func launch(_ a: RunArguments) throws {
             let start = MonotonicClock.nanoseconds()
-            let log = makeLogger(verbose: a.verbose)
+            // KIOSK_VERBOSE=1 in a unit's environment does what --verbose does where the compositor
+            // starts Kiosk without options (`systemctl edit kiosk`, for a panel being diagnosed).
+            let log = makeLogger(verbose: a.verbose || getenv("KIOSK_VERBOSE").map { String(cString: $0) == "1" } == true)
             do {
                 if let t = a.idleTimeout, !(t >= 0 && t.isFinite) { throw fail(log, "--idle-timeout \(t): expected 0 (never) or more seconds") }
                 if let r = a.rotate, ![0, 90, 180, 270].contains(r) { throw fail(log, "--rotate \(r): expected 0, 90, 180 or 270") }

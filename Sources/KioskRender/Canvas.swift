@@ -158,19 +158,25 @@ public final class Canvas {
 
     /// Fills `rect` with `color` (replacing when opaque, blending when translucent).
     public func fill(_ rect: Rect, color: Color) {
-        let p = pixelBounds(of: rect)
-        guard !p.isEmpty, color.alpha > 0 else { return }
-        var c = color.pixman
+        guard color.alpha > 0 else { return } // blending nothing changes nothing
+        fill(pixelBounds(of: rect), color: color, op: color.alpha >= 1 ? PIXMAN_OP_SRC : PIXMAN_OP_OVER)
+    }
+
+    /// Replaces every pixel of the canvas (within the clip) with `color`, a transparent one too:
+    /// a layer redrawn starts from nothing, not from what it showed before.
+    public func clear(_ color: Color) {
+        fill(pixelBounds(of: Rect(origin: .zero, size: size)), color: color, op: PIXMAN_OP_SRC)
+    }
+
+    private func fill(_ p: PixelRect, color: Color, op: pixman_op_t) {
         // pixman fills boxes unclipped where the image has no clip region (a whole frame): a
         // box past the edge writes into the next row, past the last one out of the buffer.
         var box = pixman_box32_t(x1: max(0, p.x), y1: max(0, p.y), x2: min(pixelSize.width, p.x + p.width),
                                  y2: min(pixelSize.height, p.y + p.height))
         guard box.x1 < box.x2, box.y1 < box.y2 else { return }
-        pixman_image_fill_boxes(color.alpha >= 1 ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, target, &c, 1, &box)
+        var c = color.pixman
+        pixman_image_fill_boxes(op, target, &c, 1, &box)
     }
-
-    /// Fills the whole canvas (within the clip).
-    public func clear(_ color: Color) { fill(Rect(origin: .zero, size: size), color: color) }
 
     // MARK: Anti-aliased shapes (exact pixel coverage: PolygonCoverage)
 

@@ -31,6 +31,15 @@ import Glibc
         #expect(img.pixel(x: 0, y: 7) == 0xff00_0000)
     }
 
+    @Test func clearingWithTransparencyEmptiesTheCanvas() {
+        let img = solidImage(4, 4, .white)
+        let c = Canvas(image: img)
+        c.clear(.clear)
+        #expect(img.pixel(x: 2, y: 2) & 0xff00_0000 == 0, "a cleared layer still holds what it showed")
+        c.fill(Rect(x: 0, y: 0, width: 4, height: 4), color: .clear) // a transparent fill blends nothing
+        #expect(img.pixel(x: 2, y: 2) & 0xff00_0000 == 0)
+    }
+
     @Test func translucentFillBlends() {
         let img = solidImage(4, 4, .black)
         Canvas(image: img).fill(Rect(x: 0, y: 0, width: 4, height: 4), color: Color.white.withAlpha(0.5))

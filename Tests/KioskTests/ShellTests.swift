@@ -287,6 +287,35 @@ import Glibc
         #expect(r.renderFrame().isEmpty)
     }
 
+    /// Seen on a booted panel: after a switch the scene bar's pills kept a tint of what they had
+    /// shown (the old scene's pill half lit, the others darker), because a layer redrawn was not
+    /// cleared first (`Canvas.clear` with a transparent colour did nothing).
+    @Test func theBarAfterSwitchingScenesLooksAsAFreshStartsDoes() throws {
+        func kiosk(_ start: String) throws -> (Shell, HeadlessRenderer) {
+            let fonts = FontCache(), s = ManualScheduler()
+            let shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s) {
+                SceneCatalog.make($0, fonts: fonts, scheduler: s)!
+            }
+            return (shell, try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 1280, height: 800))))
+        }
+        let (shell, r) = try kiosk("touch")
+        r.run(until: 1)
+        for name in ["tiles", "touch"] {
+            let pill = shell.sceneBarFrames[["touch", "lander", "tiles"].firstIndex(of: name)!]
+            shell.handle(TouchBatch(time: 0, points: [touch(1, .began, pill.midX, pill.midY)]), at: r.clock.now)
+            r.clock.advance(by: 1.0 / 60); r.renderFrame()
+            shell.handle(TouchBatch(time: 0, points: [touch(1, .ended, pill.midX, pill.midY)]), at: r.clock.now)
+            r.run(until: r.clock.now + 1.5)
+            let (_, fresh) = try kiosk(name)
+            fresh.run(until: 1)
+            let bar = shell.sceneBarFrames.reduce(shell.sceneBarFrames[0]) { $0.union($1) }
+            var differing = 0
+            for y in Int(bar.minY)..<Int(bar.maxY) { for x in Int(bar.minX)..<Int(bar.maxX) where r.image.pixel(x: x, y: y) != fresh.image.pixel(x: x, y: y) { differing += 1 } }
+            #expect(shell.currentName == name)
+            #expect(differing == 0, "after switching to \(name), \(differing) pixels of the bar differ from a fresh start's")
+        }
+    }
+
     @Test func theSceneIsRememberedAcrossRestarts() {
         let dir = "/tmp/kiosk-shell-\(getpid())"
         defer { _ = system("rm -rf \(dir)") }

@@ -139,8 +139,9 @@ def differing(a, b, threshold=24):
     return d.histogram()[255] / (a.width * a.height), d.getbbox()
 
 
-def accent_box(img, bar_height=60):
-    """The highlighted pill of the scene bar (its accent colour) in the top `bar_height` rows."""
+def accent_box(img, bar_height=50):
+    """The highlighted pill of the scene bar (its accent colour) in the top `bar_height` rows
+    (the pills end above 50 pt on these panels; the lander's help button starts below)."""
     top = img.crop((0, 0, img.width, bar_height))
     mask = Image.new("L", top.size)
     mask.putdata([255 if all(abs(c - t) < 40 for c, t in zip(p, ACCENT)) else 0 for p in top.getdata()])
