@@ -13,30 +13,30 @@ enum Quirks {
     /// with a flipped `wl_surface.set_buffer_transform`) so the compositor never scans them out
     /// directly.
     ///
-    /// Why: cage 0.1.4 (Debian 12, wlroots 0.15) commits a fullscreen client's buffer straight
-    /// to the output, untested, whenever its scale and transform match the output's (cage
-    /// v0.1.4 output.c:192 `scan_out_primary_view`; the surface count meant to stop it is dead
-    /// code, `n++` at :188 bumps the pointer). While it does, wlr_output_damage adds the client's
-    /// damage to the slot of the buffer rendered last (wlroots 0.15.1 types/wlr_output_damage.c:76),
-    /// which that same age-1 buffer then never repaints (:168): when cage renders again it shows
-    /// a stale buffer. Headless (the tests, wayvnc) that is every screencopy; on a DRM panel
-    /// (virtio-gpu, `make vm`) the last frame of every animation went missing — a scene switch
-    /// left the screen mid-fade, the previous scene's pill half lit, until the next input. Cage
-    /// checks the transform before it tries (output.c:231), so a buffer whose transform differs
-    /// from the output's is always composited, correctly. A vertical flip costs Kiosk nothing (the
-    /// buffer's pixman image runs bottom-up with a negative stride) and the compositor ~0.7 ns a
-    /// pixel it repaints. Told by what cage 0.1.4 offers: wlroots's own protocols
-    /// (zwlr_export_dmabuf_manager_v1) without `wp_presentation` (cage's scene graph, 0.1.5 on,
-    /// has it and tests before it scans out) and without a layer shell (sway); and on any
-    /// wlroots headless output without a layer shell, as before.
+    /// Why: cage 0.1.4 (Debian 12, wlroots 0.15) hands a fullscreen client's buffer straight to
+    /// the output whenever its scale and transform match the output's (cage v0.1.4 output.c:192
+    /// `scan_out_primary_view`; the surface count meant to stop it is dead code, `n++` at :188
+    /// bumps the pointer). Only wlroots's headless backend takes a wl_shm buffer there (its
+    /// `output_commit` accepts any buffer; DRM, Wayland and X11 outputs need a dma-buf or shm
+    /// attributes that a wlr_client_buffer does not give, so on a real panel the attempt fails
+    /// and cage renders normally). While scanned out, wlr_output_damage adds the client's damage
+    /// to the slot of the buffer rendered last (wlroots 0.15.1 types/wlr_output_damage.c:76), which
+    /// that same age-1 buffer then never repaints (:168). As soon as cage renders again — every
+    /// screencopy frame locks scan-out (types/wlr_screencopy_v1.c:446), so every grim or wayvnc
+    /// capture — it shows a stale swapchain buffer: black, or only the last damage. Cage checks
+    /// the transform before it tries (output.c:231), so a buffer whose transform differs from
+    /// the output's is always composited, correctly. A vertical flip costs Kiosk nothing (the
+    /// buffer's pixman image runs bottom-up with a negative stride) and the compositor ~0.7 ns
+    /// a pixel it repaints. sway 1.7 repaints everything when it stops scanning out, so only a
+    /// compositor without a layer shell (cage) on wlroots's headless output gets the flip. On a
+    /// DRM panel (virtio-gpu, `make vm`) cage 0.1.4 showed every frame right with plain buffers.
     ///
     /// `KIOSK_FLIP_BUFFERS=1` or `=0` forces it either way.
     static func flipsBuffers(output: Output?, announced: Set<String>) -> Bool {
         if let forced = environmentFlag("KIOSK_FLIP_BUFFERS") { return forced }
-        let layerShell = announced.contains("zwlr_layer_shell_v1")
-        let cage014 = announced.contains("zwlr_export_dmabuf_manager_v1") && !announced.contains("wp_presentation") && !layerShell
-        let wlrootsHeadless = output.map { $0.make == "headless" && $0.model == "headless" } ?? false
-        return cage014 || (wlrootsHeadless && !layerShell)
+        guard let output else { return false }
+        let wlrootsHeadless = output.make == "headless" && output.model == "headless"
+        return wlrootsHeadless && !announced.contains("zwlr_layer_shell_v1")
     }
 
     /// The wl_output transform for a buffer turned `rotation` (a wl_output transform, 0...3) and
