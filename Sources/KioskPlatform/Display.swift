@@ -29,7 +29,7 @@ package final class Display {
     /// Set when an output appears, changes or goes away.
     package var onOutputsChanged: (() -> Void)?
     private let log: KioskLog
-    private weak var loop: EventLoop?
+    private(set) weak var loop: EventLoop?
 
     /// Connects to `$WAYLAND_DISPLAY` and binds every global; throws naming what is missing.
     package init(log: KioskLog, loop: EventLoop) throws {

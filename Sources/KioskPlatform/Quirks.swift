@@ -73,6 +73,17 @@ enum Quirks {
     /// nothing pending when it comes: delivering early costs them nothing.
     static let deliversLastUpWithoutFrame = true
 
+    /// How long the window waits before drawing again when the scene animates but nothing
+    /// visible changed (no damage, so nothing to commit).
+    ///
+    /// Why: a commit without damage may never be answered with a frame callback. wlroots 0.15
+    /// compositors (cage 0.1.4, sway 1.7) send frame callbacks when the output repaints, and an
+    /// output repaints only for damage: the lander's ship falling less than a pixel a frame at
+    /// the start of a flight froze the scene under Debian's cage (`make vm`: no thrust, no fall,
+    /// until a touch drew something). weston answers such a commit; waiting one refresh on a
+    /// timer instead is right under all of them and costs nothing where nothing is drawn.
+    static let invisibleFrameInterval = 1.0 / 60
+
     /// Whether touch points are delivered once the events read from the socket are all handled,
     /// instead of at a `wl_touch.frame`: for a compositor that has sent no frame yet.
     ///

@@ -254,7 +254,7 @@ package final class Window {
             // Every buffer is held by the compositor: draw when one comes back. An ack that
             // changes nothing on screen need not wait for one.
             waitingForBuffer = true
-            if ackedUncommitted && !whole { commit() }
+            if ackedUncommitted && !whole { commit(frameCallback: false) }
             return
         }
         needsRedraw = false
@@ -267,10 +267,12 @@ package final class Window {
         let bounds = PixelRect(x: 0, y: 0, width: px.width, height: px.height)
         damage.intersect(bounds)
         if damage.isEmpty && !whole {
-            // Nothing visible changed (an animation can be wholly off screen for a moment, a
-            // configure can repeat the size): no buffer, but the ack is committed and the frame
-            // clock keeps ticking while the scene animates.
-            if ackedUncommitted || delegate.windowNeedsFrame(self) { commit() }
+            // Nothing visible changed (an animation can be wholly off screen for a moment, or
+            // move less than a pixel; a configure can repeat the size): no buffer, but the ack
+            // is committed, and while the scene animates the next frame comes from a timer
+            // (see `Quirks.invisibleFrameInterval`).
+            if ackedUncommitted { commit(frameCallback: false) }
+            if delegate.windowNeedsFrame(self) { drawAgainSoon() }
             return
         }
         let paint = buffer.damage.repaint(for: damage)
@@ -341,12 +343,22 @@ package final class Window {
     /// Size of the buffer committed last (zero before the first).
     private var committedSize = PixelSize(width: 0, height: 0)
 
-    /// Commits what is pending with a frame callback, unless one is still outstanding.
-    private func commit() {
-        if frameCallback == nil { requestFrameCallback() }
+    /// Commits what is pending, with a frame callback unless one is still outstanding (or none
+    /// is wanted: a commit without damage may never be answered).
+    private func commit(frameCallback wanted: Bool = true) {
+        if wanted && frameCallback == nil { requestFrameCallback() }
         wl_surface_commit(surface)
         ackedUncommitted = false
     }
+
+    /// A timer in place of a frame callback, for an animation that drew nothing this time.
+    private func drawAgainSoon() {
+        guard invisibleFrameTimer == nil, let loop = display.loop else { return }
+        invisibleFrameTimer = loop.schedule(after: Quirks.invisibleFrameInterval) { [weak self] in
+            self?.invisibleFrameTimer = nil
+        }
+    }
+    private var invisibleFrameTimer: EventLoop.TimerID?
 
     private func requestFrameCallback() {
         let cb = wl_surface_frame(surface)!

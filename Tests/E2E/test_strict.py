@@ -395,6 +395,19 @@ def test_a_compositor_that_never_sends_touch_frames_still_shows_held_fingers(str
     assert fuel < 99, f"no thrust while the button was held (fuel {fuel})"
 
 
+def test_a_frame_that_draws_nothing_does_not_freeze_the_kiosk_under_wlroots_frame_callbacks(strict):
+    """wlroots compositors (Debian's cage) answer a frame callback only when they repaint, and
+    repaint only for damage. A frame that changed nothing visible, committed without damage,
+    waited for its callback forever: on a booted panel the lander stood still, thrust or not.
+    The screensaver's first word falls in from above the screen, unseen for its first frames."""
+    from test_shell import PURPLE
+    strict.send("frames damage-only")
+    with start(strict, "--screensaver", "--idle-timeout", "0"):
+        wait_until(lambda: count_color(strict.picture(), (0, 0, 1920, 1080), PURPLE, tol=40) > 100, timeout=5,
+                   what="a word falling into view")
+        strict.assert_clean()
+
+
 def test_sigterm_exits_zero_and_compositor_loss_exits_one(strict):
     k = start(strict, "--scene", "lander")
     k.proc.send_signal(15)

@@ -39,6 +39,8 @@
  *   key CODE | keydown CODE | keyup CODE                          (evdev codes)
  *   release normal|immediate|never|late MS                       when buffers come back
  *   frames normal|withhold|flush|late MS                         when frame callbacks fire
+ *   frames damage-only       a commit without damage keeps its frame callbacks for the next
+ *                            commit with damage (wlroots repaints, and answers, only for damage)
  *   dump PATH                the toplevel's picture, upright, as a binary PPM
  *   ping                     xdg_wm_base.ping; a pong is expected within the configure timeout
  *   status                   "status violations=N commits=N buffers=N frames=N"
@@ -171,6 +173,7 @@ struct comp {
     enum release_policy release;
     int release_ms;
     enum frame_policy frames;
+    bool frames_damage_only;
     int frames_ms;
     struct wl_list frame_queue;
     struct wl_event_source *tick;
@@ -778,9 +781,14 @@ static void surface_commit(struct wl_client *client, struct wl_resource *r)
     }
     surface_clear_pending_buffer(s);
     s->p_attached = false;
+    bool damaged = pixman_region32_not_empty(&s->p_damage_surface) || pixman_region32_not_empty(&s->p_damage_buffer);
     pixman_region32_clear(&s->p_damage_surface);
     pixman_region32_clear(&s->p_damage_buffer);
     struct wl_resource *cb, *tmp;
+    if (c->frames_damage_only && !damaged) {
+        if (s->xdg) xdg_commit(s->xdg, new_buffer);
+        return; /* the callbacks wait in p_frames for a commit with damage */
+    }
     wl_resource_for_each_safe(cb, tmp, &s->p_frames) {
         wl_list_remove(wl_resource_get_link(cb));
         wl_list_init(wl_resource_get_link(cb));
@@ -1355,10 +1363,11 @@ static int run_command(struct comp *c, const char *cmd, char *why, size_t whylen
     } else if (sscanf(cmd, "frames late %d", &ms) == 1) {
         c->frames = FRAMES_LATE; c->frames_ms = ms;
     } else if (sscanf(cmd, "frames %127s", word) == 1) {
-        if (!strcmp(word, "normal")) { c->frames = FRAMES_NORMAL; fire_due_frames(c, true); }
+        if (!strcmp(word, "normal")) { c->frames = FRAMES_NORMAL; c->frames_damage_only = false; fire_due_frames(c, true); }
+        else if (!strcmp(word, "damage-only")) c->frames_damage_only = true;
         else if (!strcmp(word, "withhold")) c->frames = FRAMES_WITHHOLD;
         else if (!strcmp(word, "flush")) fire_due_frames(c, true);
-        else { snprintf(why, whylen, "frames normal|withhold|flush|late MS"); return -1; }
+        else { snprintf(why, whylen, "frames normal|damage-only|withhold|flush|late MS"); return -1; }
     } else if (sscanf(cmd, "dump %127s", word) == 1) {
         if (dump_picture(c, word) < 0) { snprintf(why, whylen, "no picture to dump, or cannot write %s", word); return -1; }
     } else if (strcmp(cmd, "ping") == 0) {
