@@ -9,7 +9,7 @@ import Testing
     @Test func aDisplayThatImportsPrimeGetsCage() {
         let c = try? CompositorChoice.choose(requested: nil, cards: [gpu], installed: both).get()
         #expect(c?.compositor == .cage && c?.warning == nil)
-        #expect(c?.reason == "card0 (virtio_gpu) can show its buffers")
+        #expect(c?.reason == "card0 (virtio_gpu) imports PRIME buffers, as cage 0.1.4 needs")
     }
 
     @Test func aPlainFramebufferGetsWestonAndSaysWhy() {

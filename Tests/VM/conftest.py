@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import image  # noqa: E402
-from panel import DEB, SUITE  # noqa: E402
+from panel import DEB, RECORDED, SUITE  # noqa: E402
 
 if os.geteuid() != 0:
     pytest.skip("the booted-machine tests build their image as root (mmdebstrap, mke2fs -d)", allow_module_level=True)
@@ -23,3 +23,10 @@ def deb():
 @pytest.fixture(scope="session")
 def vm_image(deb):
     return image.build(deb, SUITE)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if RECORDED:
+        terminalreporter.section(f"measured on the booted {SUITE} machines")
+        for line in RECORDED:
+            terminalreporter.write_line(line)

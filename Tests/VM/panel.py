@@ -22,8 +22,13 @@ RESULTS = image.CACHE / f"results-{SUITE}.txt"
 ACCENT = (0x4F, 0xC3, 0xF7)
 
 
+RECORDED = []
+
+
 def record(what, value):
-    """A measurement for the closing note and the README: kept in .build/vm/results-SUITE.txt."""
+    """A measurement for the closing note and the README: kept in .build/vm/results-SUITE.txt
+    and printed at the end of the run."""
+    RECORDED.append(f"{what}: {value}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with open(RESULTS, "a") as f:
         f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {SUITE} {what}: {value}\n")

@@ -36,7 +36,7 @@ struct CompositorChoice: Equatable, Sendable {
         guard !cards.isEmpty else { return .failure(.noDisplay) }
         let list = cards.map(\.described).joined(separator: ", ")
         if let card = cards.first(where: \.primeImport), installed.contains(.cage) {
-            return .success(CompositorChoice(compositor: .cage, reason: "\(card.described) can show its buffers"))
+            return .success(CompositorChoice(compositor: .cage, reason: "\(card.described) imports PRIME buffers, as cage 0.1.4 needs"))
         }
         let why = cards.contains(where: \.primeImport) ? "cage is not installed" : "\(list) cannot import PRIME buffers, which cage 0.1.4 needs"
         if installed.contains(.weston) {
