@@ -78,16 +78,25 @@ package final class Window {
         xdg_toplevel_set_app_id(toplevel, "kiosk")
         xdg_toplevel_set_title(toplevel, "Kiosk")
         if let mgr = display.decorationManager {
-            // Fullscreen needs no decorations; asking for server-side ones stops a compositor
-            // from expecting us to draw a title bar if it ever un-fullscreens the window.
             decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(mgr, toplevel)
             zxdg_toplevel_decoration_v1_add_listener(decoration, Window.decorationListener, nil)
-            zxdg_toplevel_decoration_v1_set_mode(decoration, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE.rawValue)
         }
-        xdg_toplevel_set_fullscreen(toplevel, nil)
         setIdleInhibited(true)
         // The initial commit carries no buffer: it asks for the first configure.
         wl_surface_commit(surface)
+        askForFullscreen()
+    }
+
+    /// Sent after the initial commit, in the same flush, so the first configure still carries
+    /// them: a compositor that answers them with a configure at once logs an error when the
+    /// surface is not yet initialized (cage 0.2.0, wlroots 0.18: Tests/E2E/compositors.md).
+    private func askForFullscreen() {
+        // Fullscreen needs no decorations; asking for server-side ones stops a compositor
+        // from expecting us to draw a title bar if it ever un-fullscreens the window.
+        if let decoration {
+            zxdg_toplevel_decoration_v1_set_mode(decoration, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE.rawValue)
+        }
+        xdg_toplevel_set_fullscreen(toplevel, nil)
     }
 
     deinit {
