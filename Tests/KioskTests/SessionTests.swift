@@ -12,6 +12,17 @@ import Testing
         #expect(c?.reason == "card0 (virtio_gpu) imports PRIME buffers, as cage 0.1.4 needs")
     }
 
+    @Test func cageOnWlroots018DrivesPlainFramebuffersToo() {
+        let v = CageVersion(versionLine: "Cage version 0.2.0")
+        #expect(v == CageVersion([0, 2, 0]) && v?.description == "0.2.0")
+        #expect(CageVersion(versionLine: "Cage version 0.1.4")?.drivesPlainFramebuffers == false)
+        #expect(CageVersion(versionLine: "cage: invalid option -- 'v'") == nil)
+        let c = try? CompositorChoice.choose(requested: nil, cards: [plain], installed: both, cageVersion: v).get()
+        #expect(c?.compositor == .cage && c?.reason == "cage 0.2.0 drives card0 (bochs-drm)")
+        let old = try? CompositorChoice.choose(requested: nil, cards: [plain], installed: both, cageVersion: CageVersion([0, 1, 4])).get()
+        #expect(old?.compositor == .weston)
+    }
+
     @Test func aPlainFramebufferGetsWestonAndSaysWhy() {
         let c = try? CompositorChoice.choose(requested: nil, cards: [plain], installed: both).get()
         #expect(c?.compositor == .weston)

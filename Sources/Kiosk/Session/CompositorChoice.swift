@@ -10,9 +10,10 @@ enum Compositor: String, CaseIterable, Sendable {
 struct DisplayCard: Equatable, Sendable {
     var name: String
     var driver: String
-    /// DRM_CAP_PRIME's import bit: wlroots 0.15 (cage 0.1.4) refuses a device without it
-    /// (backend/drm/drm.c, `check_drm_features`: "PRIME import not supported"), which simple
-    /// framebuffers such as bochs (qemu's standard VGA) and simpledrm lack.
+    /// DRM_CAP_PRIME's import bit: wlroots 0.15 (cage 0.1.4, Debian 12) refuses a device without
+    /// it (backend/drm/drm.c, `check_drm_features`: "PRIME import not supported"), which simple
+    /// framebuffers such as bochs (qemu's standard VGA) and simpledrm lack. wlroots 0.18 (cage
+    /// 0.2.0, Debian 13) drives them (seen on bochs in `make vm`).
     var primeImport: Bool
 
     var described: String { "\(name) (\(driver))" }
@@ -25,16 +26,20 @@ struct CompositorChoice: Equatable, Sendable {
     /// Said at warning level when the choice is a last resort.
     var warning: String?
 
-    /// Decides from the display devices present and the compositors installed; `requested`
-    /// (the `--compositor` option) wins when it is installed. Nil with a reason when no
-    /// compositor can run yet (systemd starts the unit again).
-    static func choose(requested: Compositor?, cards: [DisplayCard], installed: Set<Compositor>) -> Result<CompositorChoice, SessionError> {
+    /// Decides from the display devices present, the compositors installed and cage's version
+    /// (`cage -v`); `requested` (the `--compositor` option) wins when it is installed. Nil with
+    /// a reason when no compositor can run yet (systemd starts the unit again).
+    static func choose(requested: Compositor?, cards: [DisplayCard], installed: Set<Compositor>,
+                       cageVersion: CageVersion? = nil) -> Result<CompositorChoice, SessionError> {
         if let requested {
             guard installed.contains(requested) else { return .failure(.notInstalled(requested)) }
             return .success(CompositorChoice(compositor: requested, reason: "as asked (--compositor \(requested.rawValue))"))
         }
         guard !cards.isEmpty else { return .failure(.noDisplay) }
         let list = cards.map(\.described).joined(separator: ", ")
+        if installed.contains(.cage), let v = cageVersion, v.drivesPlainFramebuffers {
+            return .success(CompositorChoice(compositor: .cage, reason: "cage \(v) drives \(list)"))
+        }
         if let card = cards.first(where: \.primeImport), installed.contains(.cage) {
             return .success(CompositorChoice(compositor: .cage, reason: "\(card.described) imports PRIME buffers, as cage 0.1.4 needs"))
         }
@@ -48,6 +53,27 @@ struct CompositorChoice: Equatable, Sendable {
         }
         return .failure(.noCompositor)
     }
+}
+
+/// cage's version as `cage -v` prints it ("Cage version 0.2.0").
+struct CageVersion: Equatable, Comparable, Sendable, CustomStringConvertible {
+    var parts: [Int]
+
+    init(_ parts: [Int]) { self.parts = parts }
+
+    init?(versionLine: String) {
+        guard let word = versionLine.split(whereSeparator: \.isWhitespace).last else { return nil }
+        let parts = word.split(separator: ".").map { Int($0) }
+        guard parts.count >= 2, !parts.contains(nil) else { return nil }
+        self.parts = parts.compactMap { $0 }
+    }
+
+    /// cage 0.2 is built on wlroots 0.18, which no longer needs PRIME import (DisplayCard).
+    var drivesPlainFramebuffers: Bool { self >= CageVersion([0, 2]) }
+
+    var description: String { parts.map(String.init).joined(separator: ".") }
+
+    static func < (a: CageVersion, b: CageVersion) -> Bool { a.parts.lexicographicallyPrecedes(b.parts) }
 }
 
 /// How a compositor is started: its command line, what it adds to the environment (only where

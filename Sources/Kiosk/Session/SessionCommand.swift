@@ -27,6 +27,33 @@ extension KioskCommand {
         @Argument(parsing: .allUnrecognized, help: "Options passed to the compositor.")
         var compositorOptions: [String] = []
 
+        /// What `cage -v` says, or nil when it says nothing readable (then cage counts as 0.1).
+        /// Spawned and reaped here, before the supervisor takes SIGCHLD: no other thread may
+        /// handle that signal (Foundation's Process installs a handler that does).
+        func cageVersion() -> CageVersion? {
+            var pipe: [Int32] = [0, 0]
+            guard Glibc.pipe(&pipe) == 0 else { return nil }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+            posix_spawn_file_actions_addclose(&actions, pipe[0])
+            var pid: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup(Compositor.cage.path), strdup("-v"), nil]
+            defer { argv.forEach { free($0) } }
+            let spawned = posix_spawn(&pid, Compositor.cage.path, &actions, nil, argv, environ) == 0
+            close(pipe[1])
+            var output: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 256)
+            while spawned, output.count < 4096, case let n = read(pipe[0], &chunk, chunk.count), n > 0 { output += chunk[..<n] }
+            close(pipe[0])
+            var status: Int32 = 0
+            if spawned { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
+            return String(decoding: output, as: UTF8.self).split(separator: "\n").lazy
+                .compactMap { CageVersion(versionLine: String($0)) }.first
+        }
+
         func run() throws {
             let log = makeLogger(verbose: false)
             let requested: Compositor?
@@ -36,7 +63,8 @@ extension KioskCommand {
             let installed = Set(Compositor.allCases.filter { access($0.path, X_OK) == 0 })
             let cards = DisplayCards.present()
             let choice: CompositorChoice
-            switch CompositorChoice.choose(requested: requested, cards: cards, installed: installed) {
+            let cage = requested == nil && installed.contains(.cage) ? cageVersion() : nil
+            switch CompositorChoice.choose(requested: requested, cards: cards, installed: installed, cageVersion: cage) {
             case .success(let c): choice = c
             case .failure(let e): throw fail(log, "session: \(e)")
             }
