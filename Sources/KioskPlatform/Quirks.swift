@@ -30,6 +30,8 @@ enum Quirks {
     /// a pixel it repaints. sway 1.7 repaints everything when it stops scanning out, so only a
     /// compositor without a layer shell (cage) on wlroots's headless output gets the flip. On a
     /// DRM panel (virtio-gpu, `make vm`) cage 0.1.4 showed every frame right with plain buffers.
+    /// wlroots 0.18's headless output (cage 0.2.0) is not named so and needs no flip: its
+    /// captures equal `kiosk snapshot` with plain buffers.
     ///
     /// `KIOSK_FLIP_BUFFERS=1` or `=0` forces it either way.
     static func flipsBuffers(output: Output?, announced: Set<String>) -> Bool {
@@ -98,10 +100,11 @@ enum Quirks {
     /// The correction for touch points a compositor placed as if its output were not turned, or
     /// nil where touch needs none.
     ///
-    /// Why: wlroots 0.15 maps a touchscreen's normalized point onto the output's box in the
-    /// layout without the output's transform (types/wlr_cursor.c,
-    /// `wlr_cursor_absolute_to_layout_coords`), and cage 0.1.4 delivers touch at that point (cage
-    /// issue #243): under `cage -r` a finger acts a quarter turn away from where it touched. A
+    /// Why: wlroots 0.15 and 0.18 map a touchscreen's normalized point onto the output's box in
+    /// the layout without the output's transform (types/wlr_cursor.c,
+    /// `wlr_cursor_absolute_to_layout_coords`), and cage 0.1.4 and 0.2.0 deliver touch at that
+    /// point (cage issue #243): under `cage -r`, or cage 0.2.0 turned by `wlr-randr --transform`,
+    /// a finger acts a quarter turn away from where it touched (both seen in `make vm`). A
     /// touchscreen reports in the panel's own frame, and Kiosk's buffer is drawn in that frame
     /// too: the compositor's point, scaled back to the panel's frame and turned back through the
     /// buffer's turn, is where the finger is. Decided from globals only wlroots offers; weston

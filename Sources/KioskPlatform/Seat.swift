@@ -323,6 +323,7 @@ package final class Seat {
             // A kiosk shows no cursor: a touch panel reports no pointer, a mouse is for service.
             wl_pointer_set_cursor(pointer, serial, nil, 0, 0)
             s.pointerLocation = Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))
+            s.log.debug("pointer entered at \(Int(s.pointerLocation.x)),\(Int(s.pointerLocation.y))")
         },
         leave: { data, _, _, _ in
             guard let s = ListenerToken.owner(data, as: Seat.self), s.pointerDown else { return }

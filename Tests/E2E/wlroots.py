@@ -1,5 +1,7 @@
-"""Test rig for the wlroots kiosk compositors Debian 12 ships: cage 0.1.4 and sway 1.7 (wlroots
-0.15), headless with the pixman renderer, screenshots through screencopy (grim).
+"""Test rig for the wlroots kiosk compositors Debian ships — cage 0.1.4 and sway 1.7 (Debian 12,
+wlroots 0.15) from this machine; with `KIOSK_E2E_RELEASE=trixie`, cage 0.2.0 and sway 1.10
+(Debian 13, wlroots 0.18) from a root of that release (release_root.py) — headless with the
+pixman renderer, screenshots through screencopy (grim).
 
 Both refuse to run as root: when the tests run as root they create (once) the unprivileged user
 `kiosk-e2e` and run the compositor, the kiosk and grim as that user. Each compositor is a child of
@@ -19,11 +21,17 @@ from pathlib import Path
 
 from PIL import Image
 
+import release_root
 from harness import KIOSK, STRICT, stop, wait_until
 
 USER = "kiosk-e2e"
 VINPUT = STRICT.parent / "virtual-input"
 NO_SCANOUT = STRICT.parent / "cage-no-scanout.so"
+# The Debian release whose compositors run; None: this machine's own.
+RELEASE = os.environ.get("KIOSK_E2E_RELEASE") or None
+ROOT = release_root.build(RELEASE) if RELEASE else None
+# cage 0.1.4 and sway 1.7 on this machine (Debian 12); cage 0.2.0 and sway 1.10 in trixie.
+WLROOTS_015 = RELEASE in (None, "bookworm")
 
 
 def _account():
@@ -89,7 +97,7 @@ class UserCompositor:
 
     def base_env(self):
         env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK")}
-        env.update(HOME=str(self.home), USER=USER if os.geteuid() == 0 else env.get("USER", ""),
+        env.update(HOME=str(self.dir if ROOT else self.home), USER=USER if os.geteuid() == 0 else env.get("USER", ""),
                    XDG_RUNTIME_DIR=str(self.runtime), XDG_STATE_HOME=str(self.state), **self.extra_env)
         return env
 
@@ -99,10 +107,18 @@ class UserCompositor:
             return {}
         return dict(user=self.uid, group=self.gid, extra_groups=[])
 
+    def user_command(self, args):
+        """Popen's arguments and options that run `args` as the test user, inside the release's
+        root when one is set."""
+        if ROOT is not None:
+            return [*release_root.prefix(ROOT, self.uid, self.gid), *map(str, args)], {}
+        return list(args), self.as_user()
+
     def start(self, args, env=None):
+        args, user = self.user_command(args)
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(args, env=env or self.base_env(), stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, **self.as_user())
+                                         start_new_session=True, **user)
 
     @property
     def socket(self) -> str | None:
@@ -115,13 +131,20 @@ class UserCompositor:
         env.update(extra)
         return env
 
+    def run(self, *args) -> str:
+        """A client of the compositor (swaymsg, wlr-randr) run to its end as the test user."""
+        command, user = self.user_command(args)
+        return subprocess.run(command, env=self.env(), check=True, timeout=10, capture_output=True,
+                              text=True, **user).stdout
+
     def screenshot(self) -> Image.Image:
         """The output as the compositor composites it (screencopy); grim turns a rotated output
         upright, so this is what a person in front of the panel sees."""
         self.shots += 1
         path = self.dir / f"shot-{self.shots}.png"
-        r = subprocess.run(["grim", str(path)], env=self.env(), timeout=10, cwd=self.dir,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **self.as_user())
+        args, user = self.user_command(["grim", str(path)])
+        r = subprocess.run(args, env=self.env(), timeout=10, cwd=self.dir,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **user)
         assert r.returncode == 0, f"grim failed: {r.stderr.strip()}"
         with Image.open(path) as im:
             return im.convert("RGB")
@@ -249,14 +272,14 @@ class Sway(Wlroots):
         return env
 
     def swaymsg(self, *args):
-        return subprocess.run(["swaymsg", *args], env=self.env(), check=True, timeout=10, capture_output=True,
-                              text=True, **self.as_user()).stdout
+        return self.run("swaymsg", *args)
 
     def send(self, *commands):
         """Input through the virtual pointer and keyboard; returns once sway has handled it."""
         if self.input is None:
-            self.input = subprocess.Popen([str(VINPUT)], env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True, **self.as_user())
+            args, user = self.user_command([_user_copy(VINPUT)])
+            self.input = subprocess.Popen(args, env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, **user)
             first = self.input.stdout.readline().strip()
             assert first == "ready", f"virtual-input: {first} {self.input.stderr.read() if not first else ''}"
         for c in commands:
@@ -284,7 +307,8 @@ def run_kiosk_as_user(compositor: UserCompositor, *args, env=None):
             import time
             self.started_ns = time.monotonic_ns()
             self.stderr_file = open(self.stderr_path, "w")
-            self.proc = subprocess.Popen([str(kiosk_binary()), "--verbose", *args], env=env or compositor.env(),
-                                         stdout=subprocess.DEVNULL, stderr=self.stderr_file, **compositor.as_user())
+            command, user = compositor.user_command([kiosk_binary(), "--verbose", *args])
+            self.proc = subprocess.Popen(command, env=env or compositor.env(),
+                                         stdout=subprocess.DEVNULL, stderr=self.stderr_file, **user)
 
     return UserKiosk()
