@@ -28,6 +28,8 @@ PACKAGES = [
     "systemd-sysv", "udev", "dbus", "kmod", "linux-image-amd64", "login", "passwd", "sudo",
     "procps", "python3", "python3-evdev", "libinput-tools", "e2fsprogs",
 ]
+# Per release, what its tests use besides: wlr-randr turns cage 0.2.0's output (it has no -r).
+SUITE_PACKAGES = {"trixie": ["wlr-randr"]}
 # Modules the initramfs needs to find the root disk; the rest load from it.
 INITRAMFS_MODULES = ["virtio_pci", "virtio_blk", "ext4"]
 # Units that would wake a test machine for nothing (the idle check measures CPU).
@@ -111,7 +113,7 @@ def build(deb, suite="bookworm", log=sys.stderr):
         f"--customize-hook=chroot \"$1\" apt-get satisfy -y -q -o APT::Install-Recommends=true {shlex.quote(dependencies(deb))}",
         "--customize-hook=" + customize_script(),
     ]
-    cmd = ["mmdebstrap", "--variant=apt", "--include=" + ",".join(PACKAGES),
+    cmd = ["mmdebstrap", "--variant=apt", "--include=" + ",".join(PACKAGES + SUITE_PACKAGES.get(suite, [])),
            "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-include=/usr/share/doc/*/copyright",
            "--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/locale/*",
            "--skip=cleanup/apt/lists", *hooks, suite, str(tree), sources(suite)]

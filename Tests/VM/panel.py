@@ -94,6 +94,10 @@ class Panel:
         raw = bytes.fromhex(self.vm.out("od -An -tx1 -v /sys/class/drm/card0-*/edid | tr -d ' \\n'"))
         return raw[21] * 10, raw[22] * 10
 
+    def kiosk_wayland(self, cmd):
+        """A Wayland client run as the kiosk's user against its compositor (wlr-randr, say)."""
+        return self.vm.out(f"runuser -u kiosk -- env XDG_RUNTIME_DIR=/run/kiosk WAYLAND_DISPLAY=wayland-0 {cmd}")
+
     def drop_in(self, name, text):
         """What `systemctl edit kiosk` writes, then a restart."""
         self.vm.run(f"mkdir -p /etc/systemd/system/kiosk.service.d && cat > /etc/systemd/system/kiosk.service.d/{name}.conf "

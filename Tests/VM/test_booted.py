@@ -2,16 +2,25 @@
 booted Debian (systemd as PID 1, logind, udev, libinput, DRM) in qemu, touched through a uinput
 touchscreen and read back with QMP screendumps — what a visitor sees. Two panel classes: a GPU
 (virtio-gpu, with a mouse plugged in) and a plain framebuffer without PRIME (qemu's standard VGA,
-the bochs driver, no mouse). Each class's checks run in order on one machine."""
+the bochs driver, no mouse). Each class's checks run in order on one machine; `KIOSK_VM_SUITE`
+picks the release (bookworm, trixie)."""
 import json
 import subprocess
 import time
 
 import pytest
 
-from panel import ARCH, VERSION, Panel, accent_box, boot, box_centre, count_near, differing, record, wait_for
+from panel import ARCH, SUITE, VERSION, Panel, accent_box, boot, box_centre, count_near, differing, record, wait_for
 
 FINGER0, FINGER1 = (0x4F, 0xC3, 0xF7), (0xFF, 0xB7, 0x4D)
+# What `kiosk session` says it runs on each panel class: Debian 12's cage (wlroots 0.15) cannot
+# drive a display without PRIME import; Debian 13's (wlroots 0.18) can.
+CHOICE = {
+    "bookworm": {"gpu": "session: running cage: card0 (virtio_gpu) imports PRIME buffers",
+                 "plain": "session: running weston: card0 (bochs-drm) cannot import PRIME buffers"},
+    "trixie": {"gpu": "session: running cage: cage 0.2.0 drives card0 (virtio_gpu)",
+               "plain": "session: running cage: cage 0.2.0 drives card0 (bochs-drm)"},
+}
 
 
 def thrust_button(size, mm):
@@ -49,6 +58,19 @@ def assert_snapshot(panel, img, scene, what, size=None, mm=None, rotate=0):
         want = want.rotate(rotate, expand=True)
     share, box = differing(img, want)
     assert share < 0.002, f"{what}: {share:.2%} of the screen differs from `kiosk snapshot` within {box}"
+
+
+def tap_the_tiles_pill_turned(panel, quarter_turns, what):
+    """Taps the Tiles pill where the portrait picture, turned onto the landscape panel by
+    `quarter_turns` (counter-clockwise, as PIL turns), draws it; the tiles must then show."""
+    w, h = panel.size
+    portrait = (h, w)
+    x, y = box_centre(accent_box(panel.snapshot("tiles", size=portrait, mm=panel.mm)))
+    # Portrait point (x, y) on the panel: a quarter turn counter-clockwise puts it at (y, h' − x),
+    # clockwise at (w' − y, x), where (w', h') is the portrait size.
+    panel.tap(*((y, portrait[0] - x) if quarter_turns == 1 else (portrait[1] - y, x)))
+    want = panel.snapshot("tiles", size=portrait, mm=panel.mm).rotate(90 * quarter_turns, expand=True)
+    wait_for(f"the tiles, {what}", lambda: differing(panel.screen("turned-tiles"), want)[0] < 0.002, timeout=15)
 
 
 def cpu_seconds(panel, pids):
@@ -94,7 +116,7 @@ class TestPanelWithGPU:
         assert gpu.active(), gpu.journal()
         assert gpu.unit("StatusText") == "showing touch"
         record("gpu: systemctl enable --now kiosk returned, the kiosk on screen (READY)", f"{took:.1f} s")
-        assert "session: running cage: card0 (virtio_gpu)" in gpu.journal()
+        assert CHOICE[SUITE]["gpu"] in gpu.journal()
         assert gpu.journal("-p", "warning") == "", "nothing needs attention on a good start"
 
     def test_the_screen_is_the_kiosk_exactly(self, gpu):
@@ -113,8 +135,10 @@ class TestPanelWithGPU:
         gpu.tap(w * 0.2, h * 0.7)
         time.sleep(1)
         assert differing(gpu.screen("mouse-after-touch").crop(centre), want)[0] == 0, "an arrow after a touch"
-        # The check can fail: with wlroots' built-in theme, cage's arrow shows.
         gpu.vm.call("mouse", plug=False)
+        if SUITE != "bookworm":
+            return  # cage 0.2.0 sets no arrow for a pointer plugged in while it runs, whatever the theme
+        # The check can fail: with wlroots' built-in theme, cage 0.1.4's arrow shows.
         gpu.drop_in("cursor", "[Service]\nEnvironment=XCURSOR_PATH=/nonexistent")
         gpu.restart()
         gpu.vm.call("mouse", plug=True)
@@ -208,18 +232,27 @@ class TestPanelWithGPU:
             gpu.vm.run("systemctl unmask seatd.service && systemctl start seatd.service")
         gpu.wait_kiosk(timeout=60)
 
-    def test_cage_turned_by_systemctl_edit_takes_touch_where_it_draws(self, gpu):
-        gpu.drop_in("override", "[Service]\nExecStart=\nExecStart=/usr/bin/kiosk session --compositor cage -r")
-        gpu.restart()
-        w, h = gpu.size
-        portrait = (h, w)
-        # The portrait picture turned onto the panel: a point (x, y) of it is panel (y, w' − x).
-        tiles = box_centre(accent_box(gpu.snapshot("tiles", size=portrait, mm=gpu.mm)))
-        gpu.tap(tiles[1], portrait[0] - tiles[0])
-        wait_for("the tiles, turned", lambda: not differing(gpu.screen("turned-tiles"),
-                 gpu.snapshot("tiles", size=portrait, mm=gpu.mm).rotate(90, expand=True))[0] > 0.002, timeout=15)
+    def test_cage_turned_the_releases_way_takes_touch_where_it_draws(self, gpu):
+        """cage 0.1.4: `-r` through `systemctl edit`; cage 0.2.0 has no -r and turns its output
+        through wlr-output-management (`wlr-randr --transform 90`, live)."""
+        if SUITE == "bookworm":
+            gpu.drop_in("override", "[Service]\nExecStart=\nExecStart=/usr/bin/kiosk session --compositor cage -r")
+            gpu.restart()
+        else:
+            output = gpu.kiosk_wayland("wlr-randr").split()[0]
+            gpu.kiosk_wayland(f"wlr-randr --output {output} --transform 90")
+        tap_the_tiles_pill_turned(gpu, quarter_turns=1, what="cage turned")
         gpu.remove_drop_ins()
         gpu.restart()
+
+    def test_kiosk_turned_by_its_settings_takes_touch_where_it_draws(self, gpu):
+        """`rotate = 90` in kiosk.toml, saved while the kiosk runs: the way on any compositor."""
+        gpu.vm.run("sed -i 's/^rotate = 0 /rotate = 90 /' /etc/kiosk/kiosk.toml")
+        try:
+            tap_the_tiles_pill_turned(gpu, quarter_turns=-1, what="kiosk.toml's rotate = 90")
+        finally:
+            gpu.vm.run("sed -i 's/^rotate = 90 /rotate = 0 /' /etc/kiosk/kiosk.toml")
+        wait_for("upright again", lambda: accent_box(gpu.screen("upright")) is not None, timeout=15)
 
     def test_an_upgrade_keeps_the_operators_settings_and_restarts_the_kiosk(self, gpu, deb, tmp_path):
         gpu.vm.run("sed -i 's/^idle_timeout = 120 /idle_timeout = 900 /' /etc/kiosk/kiosk.toml")
@@ -255,16 +288,17 @@ class TestPanelWithGPU:
 class TestPlainFramebuffer:
     """qemu's standard VGA (bochs-drm: no PRIME, as simple framebuffers), 1024×768, no mouse."""
 
-    def test_the_readme_lines_bring_up_the_kiosk_under_weston(self, plain, deb):
+    def test_the_readme_lines_bring_up_the_kiosk(self, plain, deb):
         plain.install(deb)
         start = time.monotonic()
         r = plain.admin("sudo systemctl enable --now kiosk", timeout=240)
         assert r["rc"] == 0, r["out"] + r["err"]
         record("plain: systemctl enable --now kiosk returned, the kiosk on screen (READY)", f"{time.monotonic() - start:.1f} s")
         assert plain.active() and plain.unit("StatusText") == "showing touch"
-        assert "card0 (bochs-drm) cannot import PRIME buffers" in plain.journal()
+        assert CHOICE[SUITE]["plain"] in plain.journal()
+        assert plain.journal("-p", "warning") == "", "nothing needs attention on a good start"
         plain.mm = plain.edid_mm()
-        assert_snapshot(plain, plain.screen("first"), "touch", "the first screen under weston", mm=plain.mm)
+        assert_snapshot(plain, plain.screen("first"), "touch", "the first screen", mm=plain.mm)
 
     def test_two_held_fingers_show_two_markers(self, plain):
         w, h = plain.size

@@ -18,7 +18,7 @@ extension KioskCommand {
                 compositor, e.g. `kiosk session --compositor cage -r` turns cage's output.
                 """)
 
-        @Option(help: "cage, weston, or auto: cage where a display device can import PRIME buffers, else weston.")
+        @Option(help: "cage, weston, or auto: cage (0.2 and later on any display, 0.1 where a display device can import PRIME buffers), else weston.")
         var compositor: String = "auto"
         @Option(help: "The user the compositor and Kiosk run as (when started as root).")
         var user: String = "kiosk"
