@@ -30,8 +30,8 @@ enum Quirks {
     /// a pixel it repaints. sway 1.7 repaints everything when it stops scanning out, so only a
     /// compositor without a layer shell (cage) on wlroots's headless output gets the flip. On a
     /// DRM panel (virtio-gpu, `make vm`) cage 0.1.4 showed every frame right with plain buffers.
-    /// wlroots 0.18's headless output (cage 0.2.0) is not named so and needs no flip: its
-    /// captures equal `kiosk snapshot` with plain buffers.
+    /// wlroots 0.18's headless output (cage 0.2.0) says make and model "Unknown" and needs no
+    /// flip: its captures equal `kiosk snapshot` with plain buffers.
     ///
     /// `KIOSK_FLIP_BUFFERS=1` or `=0` forces it either way.
     static func flipsBuffers(output: Output?, announced: Set<String>) -> Bool {
