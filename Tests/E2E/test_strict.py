@@ -373,7 +373,10 @@ def test_a_compositor_that_never_sends_touch_frames_still_shows_held_fingers(str
         wait_until(lambda: count_color(strict.picture(), (250, 550, 350, 650), FINGER0) > 50, timeout=3,
                    what="a marker under the held finger")
         strict.send("motion 0 500 650", "down 1 800 600")
-        k.wait_for(r"touch: 0 moved 500,650; 1 began 800,600")
+        # One batch or two: the commands reach the compositor one by one, and a loaded machine
+        # may let Kiosk read between them.
+        k.wait_for(r"touch: 0 moved 500,650")
+        k.wait_for(r"1 began 800,600")
         wait_until(lambda: count_color(strict.picture(), (450, 600, 550, 700), FINGER0) > 50, timeout=3,
                    what="the marker following the finger")
         wait_until(lambda: count_color(strict.picture(), (750, 550, 850, 650), rgb(0xFFB74D), tol=60) > 50,
