@@ -31,6 +31,25 @@ import Glibc
         var tiles: TileBoardScene { shell.current as! TileBoardScene }
     }
 
+    @Test func theFirstSwipeAfterAPauseIsASwipe() {
+        // A visitor arrives after seconds of nothing: no frame was drawn since, and the first
+        // touch must not begin at the last frame's time (the stroke would last seconds).
+        let r = Rig(start: "touch")
+        let scene = r.shell.current as! TouchTestScene
+        r.scheduler.advance(to: 3.0)
+        let (x, y) = (300.0, 500.0)
+        r.shell.handle(TouchBatch(time: 3000, points: [touch(1, .began, x, y)]), at: 3.0)
+        r.shell.advance(to: 3.016)
+        for (i, t) in [3.033, 3.066, 3.1].enumerated() {
+            r.scheduler.advance(to: t)
+            r.shell.handle(TouchBatch(time: UInt32(t * 1000), points: [touch(1, .moved, x + 100 * Double(i + 1), y)]), at: t)
+            r.shell.advance(to: t + 0.01)
+        }
+        r.shell.handle(TouchBatch(time: 3100, points: [touch(1, .ended, x + 320, y)]), at: 3.1)
+        r.shell.advance(to: 3.12)
+        #expect(scene.swipeLabel.text == "Swipe: → right")
+    }
+
     @Test func aSettingAppliedBeforeTheFirstLayoutDoesNotAnimateTheSceneIntoPlace() {
         // scene_bar = false is applied before the first layout; the tile board must not be laid
         // out at the placeholder size first and then slide into place.

@@ -67,9 +67,11 @@ final class Shell: Scene {
             self.switchTo(self.names[(i + step + self.names.count) % self.names.count])
         }
         chrome.onWake = { [weak self] in self?.wake() }
-        chrome.fallThrough.deliver = { [weak self] batch in
+        // The scene hears a touch at the time it happened, as the chrome did: after a pause
+        // the last frame's time would make a quick stroke seconds long.
+        chrome.fallThrough.deliver = { [weak self] batch, time in
             guard let self else { return }
-            (self.overlay ?? self.current).handle(batch, at: self.time)
+            (self.overlay ?? self.current).handle(batch, at: time ?? self.time)
         }
         updateChrome()
     }

@@ -98,7 +98,7 @@ final class ShellChrome {
 
     /// Delivers `batch` to the chrome; what falls through reaches `below` as one batch.
     func handle(_ batch: TouchBatch, at time: Double) {
-        fallThrough.gather(batch) { root.handle(batch, at: time) }
+        fallThrough.gather(batch, at: time) { root.handle(batch, at: time) }
     }
 
     /// Whether the chrome has anything to draw or animate.
@@ -202,12 +202,14 @@ final class Veil: View {
 /// (`deliver`). Those of one platform batch go on as one batch, in the platform's order; a
 /// cancellation that comes later (the admin hold taking its fingers on a timer) goes at once.
 final class FallThrough: Responder {
-    var deliver: (TouchBatch) -> Void = { _ in }
+    /// The batch and the time of the input it came from; nil for what falls through outside
+    /// a delivery (a recognizer's timer cancelling touches): then it is now.
+    var deliver: (TouchBatch, Double?) -> Void = { _, _ in }
     private var gathered: Set<Passed>?
     private var extra: [TouchPoint] = []
     private struct Passed: Hashable { let id: Int32; let phase: TouchPhase }
 
-    func gather(_ batch: TouchBatch, _ body: () -> Void) {
+    func gather(_ batch: TouchBatch, at time: Double, _ body: () -> Void) {
         gathered = []
         extra = []
         body()
@@ -216,7 +218,7 @@ final class FallThrough: Responder {
         var points = batch.points.filter { passed.contains(Passed(id: $0.id, phase: $0.phase)) }
         // Cancelled by a recognizer while moving: the scene hears the cancellation instead.
         points += extra.filter { p in !points.contains { $0.id == p.id && $0.phase == p.phase } }
-        if !points.isEmpty { deliver(TouchBatch(time: batch.time, points: points)) }
+        if !points.isEmpty { deliver(TouchBatch(time: batch.time, points: points), time) }
     }
 
     private func pass(_ touches: Set<Touch>, _ phase: TouchPhase) {
@@ -227,7 +229,7 @@ final class FallThrough: Responder {
             }
         } else {
             let pts = touches.sorted { $0.id < $1.id }.map { TouchPoint(id: $0.id, phase: phase, location: $0.location(in: nil)) }
-            deliver(TouchBatch(time: 0, points: pts))
+            deliver(TouchBatch(time: 0, points: pts), nil)
         }
     }
     override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .began) }
