@@ -60,11 +60,19 @@ def assert_snapshot(panel, img, scene, what, size=None, mm=None, rotate=0):
     assert share < 0.002, f"{what}: {share:.2%} of the screen differs from `kiosk snapshot` within {box}"
 
 
+def show_the_touch_test(panel):
+    panel.tap(*box_centre(accent_box(panel.snapshot("touch", mm=panel.mm))))
+    wait_for("the touch test", lambda: shows_scene(panel, panel.screen("touch"), "touch", mm=panel.mm), timeout=10)
+
+
 def tap_the_tiles_pill_turned(panel, quarter_turns, what):
     """Taps the Tiles pill where the portrait picture, turned onto the landscape panel by
     `quarter_turns` (counter-clockwise, as PIL turns), draws it; the tiles must then show."""
     w, h = panel.size
     portrait = (h, w)
+    # A visitor taps what they see: first the touch test (shown before the turn) turns.
+    turned = panel.snapshot("touch", size=portrait, mm=panel.mm).rotate(90 * quarter_turns, expand=True)
+    wait_for("the touch test turned", lambda: differing(panel.screen("turning"), turned)[0] < 0.002, timeout=30)
     x, y = box_centre(accent_box(panel.snapshot("tiles", size=portrait, mm=panel.mm)))
     # Portrait point (x, y) on the panel: a quarter turn counter-clockwise puts it at (y, h' − x),
     # clockwise at (w' − y, x), where (w', h') is the portrait size.
@@ -235,6 +243,8 @@ class TestPanelWithGPU:
     def test_cage_turned_the_releases_way_takes_touch_where_it_draws(self, gpu):
         """cage 0.1.4: `-r` through `systemctl edit`; cage 0.2.0 has no -r and turns its output
         through wlr-output-management (`wlr-randr --transform 90`, live)."""
+        show_the_touch_test(gpu)
+        time.sleep(5)  # saved: the turned kiosk starts on it
         if SUITE == "bookworm":
             gpu.drop_in("override", "[Service]\nExecStart=\nExecStart=/usr/bin/kiosk session --compositor cage -r")
             gpu.restart()
@@ -247,6 +257,7 @@ class TestPanelWithGPU:
 
     def test_kiosk_turned_by_its_settings_takes_touch_where_it_draws(self, gpu):
         """`rotate = 90` in kiosk.toml, saved while the kiosk runs: the way on any compositor."""
+        show_the_touch_test(gpu)
         gpu.vm.run("sed -i 's/^rotate = 0 /rotate = 90 /' /etc/kiosk/kiosk.toml")
         try:
             tap_the_tiles_pill_turned(gpu, quarter_turns=-1, what="kiosk.toml's rotate = 90")
