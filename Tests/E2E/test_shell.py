@@ -159,3 +159,27 @@ def test_waking_gives_the_next_visitor_a_fresh_board_unless_idle_reset_is_off(we
                 assert count_color(weston.screenshot(), box, OFF_FILL, tol=6) > 500
             else:
                 assert lit > 500, "idle_reset = false lost the selection"
+
+
+def test_the_first_swipe_after_a_pause_is_a_swipe(weston, tmp_path):
+    """Visitors arrive after minutes of nothing: a quick stroke on the touch test's grid, the
+    first input after seconds without a frame, must read as a swipe (it used to begin at the
+    last frame's time and last seconds)."""
+    env = weston.env(XDG_STATE_HOME=str(tmp_path))
+    k = Kiosk(weston, "--verbose", "--scene", "touch", "--idle-timeout", "0", env=env, protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        time.sleep(3)  # nothing animates on the touch test: no frame in between
+        column = (1300, 0, 1920, 1080)  # the captions' column, right of the stroke and its marker
+        before = count_color(weston.screenshot(), column, SKY, tol=30)
+        weston.send("down 0 400 700", "frame")
+        for i in range(1, 5):
+            time.sleep(0.025)
+            weston.send(f"motion 0 {400 + 80 * i} 700", "frame")
+        weston.send("up 0", "frame")
+        k.wait_for(r"touch: 0 ended 720,700")
+        # "Swipe: → right" in the accent colour where "Swipe on the grid" stood in grey.
+        wait_until(lambda: count_color(weston.screenshot(), column, SKY, tol=30) > before + 300,
+                   timeout=5, what="the swipe recognized")
+    finally:
+        k.close()
