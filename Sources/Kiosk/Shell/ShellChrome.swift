@@ -203,7 +203,8 @@ final class Veil: View {
 /// cancellation that comes later (the admin hold taking its fingers on a timer) goes at once.
 final class FallThrough: Responder {
     /// The batch and the time of the input it came from; nil for what falls through outside
-    /// a delivery (a recognizer's timer cancelling touches): then it is now.
+    /// a delivery (a recognizer's timer cancelling touches), which the shell stamps with its
+    /// frame time.
     var deliver: (TouchBatch, Double?) -> Void = { _, _ in }
     private var gathered: Set<Passed>?
     private var extra: [TouchPoint] = []
