@@ -39,6 +39,8 @@ def boot(vm_image, tmp_path_factory, name, **kw):
     start = time.monotonic()
     v.start()
     record(f"{name}: boot to the agent ({v.accel.split(',')[0]})", f"{time.monotonic() - start:.1f} s")
+    for log in v.panics:
+        record(f"{name}: the guest's kernel panicked at boot and was started again", next((l for l in log.splitlines() if "RIP: 0010" in l), "?"))
     return v
 
 

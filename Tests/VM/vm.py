@@ -50,6 +50,10 @@ class AgentError(RuntimeError):
     pass
 
 
+class GuestPanic(RuntimeError):
+    """The guest's kernel panicked: it will not answer again."""
+
+
 class VM:
     """One virtual machine. `display` is "virtio" (virtio-gpu: a GPU with PRIME, as most panels
     have) or "std" (qemu's standard VGA: the bochs driver, a plain framebuffer without PRIME)."""
@@ -62,8 +66,7 @@ class VM:
         # Offline unless asked (a debugging shell): the tests install from apt's cache only.
         self.network = network
         self.overlay = self.dir / "disk.qcow2"
-        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
-                        str(self.image / "rootfs.img"), str(self.overlay)], check=True)
+        self.new_overlay()
         self.accel = "kvm" if kvm_works(self.image) else "tcg,thread=multi"
         self.proc = None
         self.qmp = None
@@ -71,6 +74,7 @@ class VM:
         self.ids = itertools.count(1)
         self.boot_id = None
         self.boots = 0
+        self.panics = []  # serial logs of first boots that panicked and were started again
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -81,7 +85,8 @@ class VM:
             append += " i8042.noaux=1"  # no PS/2 mouse: the machine has no pointer device
         display = (["-device", f"virtio-gpu-pci,xres={w},yres={h}"] if self.display == "virtio"
                    else ["-device", f"VGA,xres={w},yres={h}"])
-        return [QEMU, "-machine", "q35", "-accel", self.accel, "-cpu", "max", "-smp", "2", "-m", str(self.memory),
+        # Five-level paging off: a kiosk never has it, and it is the less-trodden path of the emulator.
+        return [QEMU, "-machine", "q35", "-accel", self.accel, "-cpu", "max,la57=off", "-smp", "2", "-m", str(self.memory),
                 "-nodefaults", "-display", "none", *display,
                 "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"), "-append", append,
                 "-drive", f"file={self.overlay},if=virtio,format=qcow2,discard=unmap",
@@ -101,7 +106,26 @@ class VM:
         cmd[i:i + 2] = ["-serial", "mon:stdio"]
         return subprocess.call(cmd)
 
-    def start(self):
+    def start(self, attempts=3):
+        """Boots the machine. A first boot whose kernel panics (software emulation has, rarely,
+        under a different host) is started again from a fresh overlay, kept in `panics`."""
+        for attempt in range(attempts):
+            try:
+                return self._start()
+            except GuestPanic as e:
+                self.panics.append(str(e))
+                if attempt == attempts - 1:
+                    raise
+                self.close()
+                self.new_overlay()
+
+    def new_overlay(self):
+        """A throwaway disk over the image: what the machine writes goes here."""
+        self.overlay.unlink(missing_ok=True)
+        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
+                        str(self.image / "rootfs.img"), str(self.overlay)], check=True)
+
+    def _start(self):
         self.proc = subprocess.Popen(self.command(), stdout=open(self.dir / "qemu.log", "w"), stderr=subprocess.STDOUT)
         self.qmp = self._connect("qmp.sock")
         self.qmp_file = self.qmp.makefile("rwb")
@@ -136,6 +160,8 @@ class VM:
             try:
                 r = self.call("ping", _timeout=3)
             except (AgentError, OSError, ValueError):
+                if self.panicked():
+                    raise GuestPanic(f"the guest's kernel panicked; serial log:\n{self.serial_tail()}")
                 continue
             if r["boot_id"] != self.boot_id:
                 self.boot_id = r["boot_id"]
@@ -239,6 +265,10 @@ class VM:
 
     def touch(self, *steps):
         self.call("touch", steps=[list(s) for s in steps])
+
+    def panicked(self):
+        p = self.dir / "serial.log"
+        return p.exists() and b"Kernel panic - not syncing" in p.read_bytes()
 
     def serial_tail(self, n=40):
         p = self.dir / "serial.log"
