@@ -20,11 +20,13 @@ public struct TouchPoint: Equatable, Sendable {
 }
 
 /// The changes of one `wl_touch.frame` (or one pointer event), applied together.
-/// `time` is the compositor's millisecond timestamp of the newest event in the batch.
+/// `time` is when the newest of them happened, in seconds on the kiosk's monotonic clock (the
+/// compositor's timestamp, mapped by Platform), as `UITouch.timestamp`: recognizers, tap
+/// counting and trails go by it, never by when a frame was drawn.
 public struct TouchBatch: Equatable, Sendable {
-    public var time: UInt32
+    public var time: Double
     public var points: [TouchPoint]
-    public init(time: UInt32, points: [TouchPoint]) { self.time = time; self.points = points }
+    public init(time: Double, points: [TouchPoint]) { self.time = time; self.points = points }
 }
 
 public struct Modifiers: OptionSet, Sendable {
@@ -44,9 +46,10 @@ public struct KeyEvent: Equatable, Sendable {
     public var pressed: Bool
     public var isRepeat: Bool
     public var modifiers: Modifiers
-    public var time: UInt32
+    /// When it happened, on the monotonic clock (as `TouchBatch.time`).
+    public var time: Double
     public init(keysym: UInt32, text: String, pressed: Bool, isRepeat: Bool = false,
-                modifiers: Modifiers = [], time: UInt32 = 0) {
+                modifiers: Modifiers = [], time: Double = 0) {
         self.keysym = keysym; self.text = text; self.pressed = pressed
         self.isRepeat = isRepeat; self.modifiers = modifiers; self.time = time
     }

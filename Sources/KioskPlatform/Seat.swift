@@ -19,9 +19,9 @@ struct TouchAccumulator {
     /// Points the layers above have seen begin and not yet end: what a cancel must end.
     private var delivered: [Int32: Point] = [:]
     private var pending: [TouchPoint] = []
-    private var pendingTime: UInt32 = 0
+    private var pendingTime = 0.0
 
-    mutating func down(id: Int32, at p: Point, time: UInt32) {
+    mutating func down(id: Int32, at p: Point, time: Double) {
         if active[id] != nil {
             // A down for an id still held means we missed its up: end the old one first so the
             // layers above never see two sequences with one id.
@@ -30,7 +30,7 @@ struct TouchAccumulator {
         active[id] = p
         record(TouchPoint(id: id, phase: .began, location: p), time: time)
     }
-    mutating func motion(id: Int32, to p: Point, time: UInt32) {
+    mutating func motion(id: Int32, to p: Point, time: Double) {
         guard active[id] != nil else { return } // unknown id: ignore
         active[id] = p
         if let i = pending.lastIndex(where: { $0.id == id }), pending[i].phase != .ended {
@@ -41,7 +41,7 @@ struct TouchAccumulator {
         }
     }
     /// Returns true when this was the last finger (see `Quirks.deliversLastUpWithoutFrame`).
-    mutating func up(id: Int32, time: UInt32) -> Bool {
+    mutating func up(id: Int32, time: Double) -> Bool {
         guard let p = active.removeValue(forKey: id) else { return false }
         record(TouchPoint(id: id, phase: .ended, location: p), time: time)
         return active.isEmpty
@@ -58,16 +58,16 @@ struct TouchAccumulator {
     /// Every point down or known above, cancelled — including one whose `up` is still waiting
     /// for its frame (dropping that up with the other pending changes left the point pressed
     /// for good). Pending changes are dropped: they never took effect.
-    mutating func cancel() -> TouchBatch? {
+    mutating func cancel(at time: Double) -> TouchBatch? {
         pending.removeAll()
         let known = delivered.merging(active) { _, latest in latest }
         active.removeAll()
         delivered.removeAll()
         guard !known.isEmpty else { return nil }
         let pts = known.sorted { $0.key < $1.key }.map { TouchPoint(id: $0.key, phase: .cancelled, location: $0.value) }
-        return TouchBatch(time: pendingTime, points: pts)
+        return TouchBatch(time: time, points: pts)
     }
-    private mutating func record(_ p: TouchPoint, time: UInt32) {
+    private mutating func record(_ p: TouchPoint, time: Double) {
         pending.append(p)
         pendingTime = time
     }
@@ -92,7 +92,9 @@ package final class Seat {
     private var touchFramesSeen = false
     private var pointerLocation = Point.zero
     private var pointerDown = false
-    private var pointerTime: UInt32 = 0
+    private var pointerTime = 0.0
+    /// The compositor's input timestamps on the monotonic clock.
+    private var inputClock = CompositorClock(slack: CompositorClock.inputSlack)
 
     private let xkbContext: OpaquePointer?
     private var keymap: OpaquePointer?
@@ -149,7 +151,7 @@ package final class Seat {
 
     private func releaseTouch() {
         guard let t = touch else { return }
-        if let b = touches.cancel() { sink?.handle(b) }
+        if let b = touches.cancel(at: MonotonicClock.now()) { sink?.handle(b) }
         release(t, wl_touch_get_user_data(t), wl_touch_release, wl_touch_destroy)
         touch = nil
     }
@@ -244,7 +246,7 @@ package final class Seat {
         return m
     }
 
-    private func translate(key: UInt32, pressed: Bool, time: UInt32, isRepeat: Bool) -> KeyEvent? {
+    private func translate(key: UInt32, pressed: Bool, time: Double, isRepeat: Bool) -> KeyEvent? {
         compileKeymapIfNeeded()
         guard let st = xkbState else { return nil }
         let code = key + 8 // evdev → xkb keycode
@@ -255,7 +257,7 @@ package final class Seat {
         return KeyEvent(keysym: sym, text: text, pressed: pressed, isRepeat: isRepeat, modifiers: modifiers, time: time)
     }
 
-    private func key(_ key: UInt32, state: UInt32, time: UInt32) {
+    private func key(_ key: UInt32, state: UInt32, time: Double) {
         let pressed = state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue
         guard let ev = translate(key: key, pressed: pressed, time: time, isRepeat: false) else { return }
         sink?.handle(ev)
@@ -263,20 +265,25 @@ package final class Seat {
             stopRepeat()
             if let km = keymap, xkb_keymap_key_repeats(km, key + 8) != 0, repeatRate > 0 {
                 repeatKey = key
-                scheduleRepeat(after: Double(repeatDelay) / 1000, time: time)
+                scheduleRepeat(after: Double(repeatDelay) / 1000)
             }
         } else if key == repeatKey {
             stopRepeat()
         }
     }
 
-    private func scheduleRepeat(after delay: Double, time: UInt32) {
+    private func scheduleRepeat(after delay: Double) {
         repeatTimer = loop.schedule(after: delay) { [weak self] in
             guard let self else { return }
-            let t = time &+ UInt32(delay * 1000)
-            if let ev = self.translate(key: self.repeatKey, pressed: true, time: t, isRepeat: true) { self.sink?.handle(ev) }
-            self.scheduleRepeat(after: 1 / Double(self.repeatRate), time: t)
+            // A repeat happens here, on the kiosk's side: now is its time.
+            if let ev = self.translate(key: self.repeatKey, pressed: true, time: MonotonicClock.now(), isRepeat: true) { self.sink?.handle(ev) }
+            self.scheduleRepeat(after: 1 / Double(self.repeatRate))
         }
+    }
+
+    /// An event's `time` (compositor milliseconds) on the monotonic clock.
+    private func eventTime(_ milliseconds: UInt32) -> Double {
+        inputClock.time(milliseconds: milliseconds, handledAt: MonotonicClock.now())
     }
     private func stopRepeat() {
         if let t = repeatTimer { loop.cancel(t) }
@@ -294,15 +301,15 @@ package final class Seat {
     nonisolated(unsafe) private static let touchListener = makeListener(wl_touch_listener(
         down: { data, _, _, time, _, id, x, y in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
-            s.touches.down(id: id, at: s.touchTransform.apply(Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))), time: time)
+            s.touches.down(id: id, at: s.touchTransform.apply(Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))), time: s.eventTime(time))
         },
         up: { data, _, _, time, id in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
-            if s.touches.up(id: id, time: time), Quirks.deliversLastUpWithoutFrame { s.flushTouches() }
+            if s.touches.up(id: id, time: s.eventTime(time)), Quirks.deliversLastUpWithoutFrame { s.flushTouches() }
         },
         motion: { data, _, time, id, x, y in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
-            s.touches.motion(id: id, to: s.touchTransform.apply(Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))), time: time)
+            s.touches.motion(id: id, to: s.touchTransform.apply(Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))), time: s.eventTime(time))
         },
         frame: { data, _ in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
@@ -311,7 +318,7 @@ package final class Seat {
         },
         cancel: { data, _ in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
-            if let b = s.touches.cancel() { s.sink?.handle(b) }
+            if let b = s.touches.cancel(at: MonotonicClock.now()) { s.sink?.handle(b) }
         },
         shape: { _, _, _, _, _ in },
         orientation: { _, _, _, _ in }
@@ -333,13 +340,13 @@ package final class Seat {
         motion: { data, _, time, x, y in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
             s.pointerLocation = Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))
-            s.pointerTime = time
+            s.pointerTime = s.eventTime(time)
             if s.pointerDown { s.deliverPointer(.moved) }
         },
         button: { data, _, _, time, button, state in
             // BTN_LEFT from linux/input-event-codes.h.
             guard let s = ListenerToken.owner(data, as: Seat.self), button == 0x110 else { return }
-            s.pointerTime = time
+            s.pointerTime = s.eventTime(time)
             let pressed = state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue
             guard pressed != s.pointerDown else { return }
             s.pointerDown = pressed
@@ -361,7 +368,8 @@ package final class Seat {
         enter: { _, _, _, _, _ in },
         leave: { data, _, _, _ in ListenerToken.owner(data, as: Seat.self)?.stopRepeat() },
         key: { data, _, _, time, key, state in
-            ListenerToken.owner(data, as: Seat.self)?.key(key, state: state, time: time)
+            guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
+            s.key(key, state: state, time: s.eventTime(time))
         },
         modifiers: { data, _, _, dep, lat, lock, group in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }

@@ -268,7 +268,7 @@ package final class Window {
         }
         needsRedraw = false
         // A callback handled long ago (nothing was drawn for it) says nothing about this frame.
-        let due = frameTime.flatMap { time - $0 <= FrameClock.slack ? $0 : nil } ?? time
+        let due = frameTime.flatMap { time - $0 <= frameClock.slack ? $0 : nil } ?? time
         advancedTo = max(advancedTo, due)
         frameTime = nil
         delegate.window(self, advanceTo: advancedTo)
@@ -391,7 +391,7 @@ package final class Window {
         }
     }
     private var firstFrameShown = false
-    private var frameClock = FrameClock()
+    private var frameClock = CompositorClock(slack: CompositorClock.frameSlack)
     /// When the frame the compositor last asked for was due (its callback's time), until a
     /// frame is drawn for it.
     private var frameTime: Double?

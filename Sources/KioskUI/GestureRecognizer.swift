@@ -77,7 +77,13 @@ open class GestureRecognizer {
     public func points(_ length: Length) -> Double {
         length.points(perMillimetre: (root ?? view?.root)?.info.pointsPerMillimetre ?? DisplayInfo.fallbackPointsPerMillimetre)
     }
-    var now: Double { root?.scheduler.now ?? 0 }
+    /// The time of the touches being delivered; between deliveries (a timer), the clock's.
+    var now: Double { root.map { $0.eventTime ?? $0.scheduler.now } ?? 0 }
+    /// A timer for `time` on the touches' clock: input handled late leaves it less to wait.
+    func schedule(at time: Double, _ action: @escaping () -> Void) -> ScheduledTimer? {
+        guard let s = root?.scheduler else { return nil }
+        return s.schedule(after: max(0, time - s.now), action)
+    }
 
     // MARK: Subclass hooks (touches in root coordinates via `Touch.location(in:)`)
 

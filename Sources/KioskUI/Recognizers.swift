@@ -19,6 +19,7 @@ public final class TapGestureRecognizer: GestureRecognizer {
     private var tapsSoFar = 0
     private var fingersThisTap = 0
     private var tapStart = 0.0
+    private var lastTapEnd = 0.0
     private var firstTapLocation: Point?
     private var timer: ScheduledTimer?
 
@@ -27,6 +28,8 @@ public final class TapGestureRecognizer: GestureRecognizer {
     public override func touchesBegan(_ touches: Set<Touch>) {
         timer?.cancel()
         if trackedTouches.count == touches.count { // first finger(s) of a new tap
+            // Judged by the touches' own times too: their timers may not have run yet.
+            if tapsSoFar > 0 && now - lastTapEnd > maximumTapInterval { return setState(.failed) }
             fingersThisTap = 0
             tapStart = now
             if let first = firstTapLocation, let t = touches.first,
@@ -35,7 +38,7 @@ public final class TapGestureRecognizer: GestureRecognizer {
         fingersThisTap = max(fingersThisTap, trackedTouches.count)
         if fingersThisTap > numberOfTouchesRequired { return setState(.failed) }
         // A tap held too long is a press, not a tap.
-        timer = root?.scheduler.schedule(after: maximumTapDuration) { [weak self] in self?.setState(.failed) }
+        timer = schedule(at: tapStart + maximumTapDuration) { [weak self] in self?.setState(.failed) }
     }
 
     public override func touchesMoved(_ touches: Set<Touch>) {
@@ -46,13 +49,14 @@ public final class TapGestureRecognizer: GestureRecognizer {
     public override func touchesEnded(_ touches: Set<Touch>) {
         guard trackedTouches.count == touches.count else { return } // fingers still down
         timer?.cancel()
-        guard fingersThisTap == numberOfTouchesRequired else { return setState(.failed) }
+        guard fingersThisTap == numberOfTouchesRequired, now - tapStart <= maximumTapDuration else { return setState(.failed) }
         tapsSoFar += 1
+        lastTapEnd = now
         if firstTapLocation == nil { firstTapLocation = touches.first?.startLocation }
         if tapsSoFar >= numberOfTapsRequired {
             setState(.recognized)
         } else {
-            timer = root?.scheduler.schedule(after: maximumTapInterval) { [weak self] in self?.setState(.failed) }
+            timer = schedule(at: lastTapEnd + maximumTapInterval) { [weak self] in self?.setState(.failed) }
         }
     }
 
@@ -71,19 +75,28 @@ public final class LongPressGestureRecognizer: GestureRecognizer {
     public var allowableMovement: Length = .points(10)
     public var numberOfTouchesRequired = 1
     private var timer: ScheduledTimer?
+    /// When the last required finger went down (nil: not all of them yet).
+    private var pressStart: Double?
 
     public override func touchesBegan(_ touches: Set<Touch>) {
         guard state == .possible else { return }
         if trackedTouches.count > numberOfTouchesRequired { return setState(.failed) }
         timer?.cancel()
         if trackedTouches.count == numberOfTouchesRequired {
-            timer = root?.scheduler.schedule(after: minimumPressDuration) { [weak self] in
+            pressStart = now
+            timer = schedule(at: now + minimumPressDuration) { [weak self] in
                 guard let self, self.state == .possible else { return }
                 self.setState(.began)
             }
         }
     }
+    /// Held long enough by the touches' own times, though the timer has not run yet (input
+    /// handled late): the press begins now.
+    private func beginIfHeldLongEnough() {
+        if state == .possible, let s = pressStart, now - s >= minimumPressDuration { setState(.began) }
+    }
     public override func touchesMoved(_ touches: Set<Touch>) {
+        beginIfHeldLongEnough()
         if state == .possible {
             let limit = points(allowableMovement)
             if touches.contains(where: { $0.location.distance(to: $0.startLocation) > limit }) { setState(.failed) }
@@ -92,11 +105,13 @@ public final class LongPressGestureRecognizer: GestureRecognizer {
         }
     }
     public override func touchesEnded(_ touches: Set<Touch>) {
+        beginIfHeldLongEnough()
         if state.isActive { setState(.ended) } else { setState(.failed) }
     }
     public override func reset() {
         timer?.cancel()
         timer = nil
+        pressStart = nil
     }
 }
 

@@ -192,7 +192,10 @@ public final class RootView: View {
     // MARK: Touch delivery
 
     /// Delivers one platform batch: hit tests new touches, feeds recognizers first, then views.
-    public func handle(_ batch: TouchBatch, at time: Double) {
+    public func handle(_ batch: TouchBatch) {
+        let time = batch.time
+        eventTime = time
+        defer { eventTime = nil }
         var began = Set<Touch>(), moved = Set<Touch>(), ended = Set<Touch>(), cancelled = Set<Touch>()
         for p in batch.points {
             switch p.phase {
@@ -249,10 +252,14 @@ public final class RootView: View {
     /// Every touch in progress, as the batch that cancels it (what `wl_touch.cancel` becomes).
     /// Its owner delivers it through its own input path, so everything that tracks touches
     /// above the root (a scene's model) hears of the cancellation too.
-    public var cancellationOfAllTouches: TouchBatch? {
+    public func cancellationOfAllTouches(at time: Double) -> TouchBatch? {
         let pts = touches.values.sorted { $0.id < $1.id }.map { TouchPoint(id: $0.id, phase: .cancelled, location: $0.location) }
-        return pts.isEmpty ? nil : TouchBatch(time: 0, points: pts)
+        return pts.isEmpty ? nil : TouchBatch(time: time, points: pts)
     }
+
+    /// The time of the input being delivered (nil between deliveries): what recognizers time
+    /// a gesture by, as UIKit's touches carry their own timestamp.
+    private(set) var eventTime: Double?
 
     private func feedRecognizers(began: Set<Touch>, moved: Set<Touch>, ended: Set<Touch>, cancelled: Set<Touch>) {
         func byRecognizer(_ set: Set<Touch>) -> [(GestureRecognizer, Set<Touch>)] {
@@ -308,7 +315,7 @@ public final class RootView: View {
             guard let v = t.view else { continue }
             if let i = groups.firstIndex(where: { $0.0 === v }) { groups[i].1.insert(t) } else { groups.append((v, [t])) }
         }
-        let event = TouchEvent(timestamp: scheduler.now, allTouches: Set(touches.values))
+        let event = TouchEvent(timestamp: eventTime ?? scheduler.now, allTouches: Set(touches.values))
         for (v, ts) in groups { v.touchesCancelled(ts, event: event) }
     }
 }

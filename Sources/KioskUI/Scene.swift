@@ -47,8 +47,9 @@ public protocol Scene: AnyObject {
     var invalidation: Invalidation { get }
     /// A new size, scale or panel: relayout, keep state, and invalidate what moved.
     func layout(_ info: DisplayInfo)
-    func handle(_ batch: TouchBatch, at time: Double)
-    func handle(_ key: KeyEvent, at time: Double)
+    /// Input, timed by when it happened (`TouchBatch.time`, `KeyEvent.time`).
+    func handle(_ batch: TouchBatch)
+    func handle(_ key: KeyEvent)
     /// Moves time-based state (animations, fades, physics) to `time`.
     func advance(to time: Double)
     /// True while the scene changes by itself and wants frames.

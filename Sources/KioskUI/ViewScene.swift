@@ -26,8 +26,8 @@ open class ViewScene: Responder, Scene {
         root.setDisplay(info)
         layout(root: root)
     }
-    open func handle(_ batch: TouchBatch, at time: Double) { root.handle(batch, at: time) }
-    open func handle(_ key: KeyEvent, at time: Double) {}
+    open func handle(_ batch: TouchBatch) { root.handle(batch) }
+    open func handle(_ key: KeyEvent) {}
     open func advance(to time: Double) { root.advance(to: time) }
     open var isAnimating: Bool { root.isAnimating }
     public func draw(in canvas: Canvas) { root.render(in: canvas) }
@@ -38,6 +38,6 @@ open class ViewScene: Responder, Scene {
     /// through `handle`, the path a `wl_touch.cancel` takes, so the scene's own model lets go
     /// of its fingers with the views.
     open func setActive(_ active: Bool) {
-        if !active, let cancel = root.cancellationOfAllTouches { handle(cancel, at: root.scheduler.now) }
+        if !active, let cancel = root.cancellationOfAllTouches(at: root.scheduler.now) { handle(cancel) }
     }
 }

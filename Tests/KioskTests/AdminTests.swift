@@ -9,7 +9,7 @@ import Testing
     let corner = [(40.0, 40.0), (90.0, 60.0), (60.0, 110.0)]
 
     func down(_ r: ShellTests.Rig, _ pts: [(Double, Double)], from id: Int32 = 1) {
-        r.shell.handle(TouchBatch(time: 0, points: pts.enumerated().map { touch(id + Int32($0.offset), .began, $0.element.0, $0.element.1) }), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: pts.enumerated().map { touch(id + Int32($0.offset), .began, $0.element.0, $0.element.1) }))
     }
 
     @Test func threeFingersHeldInTheCornerAskForThePanelAndLeaveNothingPressed() {
@@ -24,7 +24,7 @@ import Testing
         r.wait(0.2)
         #expect(asked == 1)
         // The lifts are swallowed: no tile toggles and nothing is left tracking.
-        r.shell.handle(TouchBatch(time: 0, points: (1...3).map { touch(Int32($0), .ended, 60, 60) }), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: (1...3).map { touch(Int32($0), .ended, 60, 60) }))
         r.wait(0.5)
         #expect(r.tiles.model.selectedIDs.isEmpty)
     }
@@ -40,7 +40,7 @@ import Testing
             case 1:
                 down(r, corner)
                 r.wait(1)
-                r.shell.handle(TouchBatch(time: 0, points: [touch(2, .moved, 200, 60)]), at: r.now)
+                r.shell.handle(TouchBatch(time: r.now, points: [touch(2, .moved, 200, 60)]))
             case 2: down(r, corner.map { (1280 - $0.0, $0.1) })
             default: down(r, corner)
             }
@@ -55,7 +55,7 @@ import Testing
         let panel = AdminPanel(fonts: FontCache(), scheduler: r.scheduler, settings: Settings()) { outcomes.append($0) }
         r.shell.showOverlay(panel)
         r.wait(0.1)
-        r.shell.handle(KeyEvent(keysym: 0xff1b, text: "", pressed: true), at: r.now) // Escape
+        r.shell.handle(KeyEvent(keysym: 0xff1b, text: "", pressed: true, time: r.now)) // Escape
         #expect(outcomes == [.cancel])
         r.shell.closeOverlay()
         #expect(r.shell.overlay == nil)
@@ -75,9 +75,9 @@ import Testing
         func tap(_ title: String, _ n: Int = 0) {
             let b = find(panel.root).filter { $0.title == title && !$0.isHidden }[n]
             let p = b.convert(Point(x: b.bounds.width / 2, y: b.bounds.height / 2), to: nil)
-            panel.handle(TouchBatch(time: 0, points: [touch(9, .began, p.x, p.y)]), at: s.now)
+            panel.handle(TouchBatch(time: s.now, points: [touch(9, .began, p.x, p.y)]))
             panel.advance(to: s.now + 0.05)
-            panel.handle(TouchBatch(time: 0, points: [touch(9, .ended, p.x, p.y)]), at: s.now)
+            panel.handle(TouchBatch(time: s.now, points: [touch(9, .ended, p.x, p.y)]))
             panel.advance(to: s.now + 0.05)
         }
         tap("+", 0)          // speed 150 → 200
@@ -98,7 +98,7 @@ import Testing
         let panel = AdminPanel(fonts: FontCache(), scheduler: s, settings: settings) { _ in }
         panel.layout(DisplayInfo(size: Size(width: 800, height: 1280)))
         func keys(_ text: String) {
-            for c in text { panel.handle(KeyEvent(keysym: c == "\n" ? 0xff0d : 0x30, text: c == "\n" ? "" : String(c), pressed: true), at: s.now) }
+            for c in text { panel.handle(KeyEvent(keysym: c == "\n" ? 0xff0d : 0x30, text: c == "\n" ? "" : String(c), pressed: true, time: s.now)) }
         }
         #expect(!panel.unlocked)
         for _ in 0..<AdminPanel.maxTries { keys("1111\n") }
@@ -119,7 +119,7 @@ import Testing
             return p
         }
         func keys(_ p: AdminPanel, _ text: String) {
-            for c in text { p.handle(KeyEvent(keysym: c == "\n" ? 0xff0d : 0x30, text: c == "\n" ? "" : String(c), pressed: true), at: s.now) }
+            for c in text { p.handle(KeyEvent(keysym: c == "\n" ? 0xff0d : 0x30, text: c == "\n" ? "" : String(c), pressed: true, time: s.now)) }
         }
         // Three wrong here, two in a new panel: the keypad rests...
         let first = panel()
@@ -182,7 +182,7 @@ import Testing
         s.adminPIN = pin
         let panel = AdminPanel(fonts: testFonts, scheduler: ManualScheduler(), settings: s) { _ in }
         let r = try HeadlessRenderer(scene: panel, info: DisplayInfo(size: Size(width: w, height: h)))
-        if pin != nil { panel.handle(KeyEvent(keysym: 0x31, text: "1", pressed: true), at: 0) }
+        if pin != nil { panel.handle(KeyEvent(keysym: 0x31, text: "1", pressed: true, time: 0)) }
         r.run(until: 1)
         return r.image
     }

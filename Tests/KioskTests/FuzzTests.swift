@@ -141,7 +141,7 @@ enum Fuzz {
         var now = 0.0
         func deliver(_ b: TouchBatch?) {
             guard let b else { return }
-            scene.handle(b, at: now)
+            scene.handle(b)
             batches += 1
         }
         for _ in 0..<count {
@@ -149,21 +149,21 @@ enum Fuzz {
             let id = Int32(rng.next() % 12) - 1 // -1 is the pointer's id
             let p = Point(x: rng.next(below: 1400) - 50, y: rng.next(below: 900) - 50)
             switch rng.next() % 10 {
-            case 0, 1, 2: acc.down(id: id, at: p, time: UInt32(now * 1000))
-            case 3, 4, 5: acc.motion(id: id, to: p, time: UInt32(now * 1000))
-            case 6, 7: if acc.up(id: id, time: UInt32(now * 1000)) { deliver(acc.frame()) }
+            case 0, 1, 2: acc.down(id: id, at: p, time: now)
+            case 3, 4, 5: acc.motion(id: id, to: p, time: now)
+            case 6, 7: if acc.up(id: id, time: now) { deliver(acc.frame()) }
             case 8: deliver(acc.frame())
             default:
                 if rng.next() % 4 == 0 {
-                    deliver(acc.cancel())
-                    if scene.root.cancellationOfAllTouches != nil { stuck += 1 }
+                    deliver(acc.cancel(at: now))
+                    if scene.root.cancellationOfAllTouches(at: now) != nil { stuck += 1 }
                 }
             }
             if rng.next() % 50 == 0 { scene.advance(to: now) }
         }
-        deliver(acc.cancel())
+        deliver(acc.cancel(at: now))
         scene.advance(to: now + 1)
-        if scene.root.cancellationOfAllTouches != nil || !acc.active.isEmpty { stuck += 1 }
+        if scene.root.cancellationOfAllTouches(at: now) != nil || !acc.active.isEmpty { stuck += 1 }
         return (batches, stuck)
     }
 }

@@ -268,3 +268,79 @@ private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingVi
         #expect(taps == 3)
     }
 }
+
+/// Touches carry their own time (`TouchBatch.time`, as `UITouch.timestamp`): a rig that never
+/// moves the clock delivers them, and every recognizer goes by the touches' times.
+@Suite struct TouchesAreTimedByTheirOwnTimestampsTests {
+    /// Delivers `points` stamped `time`, the clock left where it is.
+    private func at(_ h: Harness, _ time: Double, _ points: TouchPoint...) {
+        h.root.handle(TouchBatch(time: time, points: points))
+    }
+
+    @Test func tapCountsFollowTheTouchesTimes() {
+        let (h, v) = setup()
+        var counts: [Int] = []
+        final class Counter: View {
+            var onDown: ((Int) -> Void)?
+            override func touchesBegan(_ t: Set<Touch>, event: TouchEvent) { onDown?(t.first!.tapCount) }
+        }
+        let c = Counter(frame: v.frame)
+        c.onDown = { counts.append($0) }
+        h.root.addSubview(c)
+        // Two taps 0.2 s apart by their stamps, then one 2 s later: 1, 2, then 1 again.
+        at(h, 10.0, touch(1, .began, 100, 100)); at(h, 10.05, touch(1, .ended, 100, 100))
+        at(h, 10.2, touch(2, .began, 101, 100)); at(h, 10.25, touch(2, .ended, 101, 100))
+        at(h, 12.25, touch(3, .began, 101, 100)); at(h, 12.3, touch(3, .ended, 101, 100))
+        #expect(counts == [1, 2, 1])
+        #expect(h.time == 0)
+    }
+
+    @Test func aDoubleTapIsTwoTapsCloseInTheirOwnTime() {
+        var fired = 0
+        let double = TapGestureRecognizer { _ in fired += 1 }
+        double.numberOfTapsRequired = 2
+        let (h, _) = setup(double)
+        at(h, 5.0, touch(1, .began, 100, 100)); at(h, 5.05, touch(1, .ended, 100, 100))
+        // Stamped 1.5 s later, though handled before any timer ran: not a double tap.
+        at(h, 6.55, touch(2, .began, 100, 100)); at(h, 6.6, touch(2, .ended, 100, 100))
+        #expect(fired == 0)
+        // A fresh pair, 0.15 s apart by their stamps.
+        at(h, 8.0, touch(3, .began, 100, 100)); at(h, 8.05, touch(3, .ended, 100, 100))
+        at(h, 8.2, touch(4, .began, 100, 100)); at(h, 8.25, touch(4, .ended, 100, 100))
+        #expect(fired == 1)
+    }
+
+    @Test func velocitiesAndSwipesFollowTheTouchesTimes() {
+        let pan = PanGestureRecognizer()
+        var velocity = Point.zero
+        pan.addTarget { r in if r.state == .changed { velocity = (r as! PanGestureRecognizer).velocity(in: nil) } }
+        let (h, _) = setup(pan)
+        // 200 pt in 0.1 s by the stamps, all handled at one clock time.
+        at(h, 30.0, touch(1, .began, 100, 300))
+        for i in 1...5 { at(h, 30.0 + 0.02 * Double(i), touch(1, .moved, 100 + 40 * Double(i), 300)) }
+        #expect(abs(velocity.x - 2000) < 1)
+        at(h, 30.1, touch(1, .ended, 300, 300))
+
+        var swiped = 0
+        let swipe = SwipeGestureRecognizer { _ in swiped += 1 }
+        let (h2, _) = setup(swipe)
+        // The same stroke stamped over 2 s is a slow drag, not a swipe.
+        at(h2, 40.0, touch(1, .began, 100, 300))
+        for i in 1...4 { at(h2, 40.0 + 0.5 * Double(i), touch(1, .moved, 100 + 80 * Double(i), 300)) }
+        at(h2, 42.0, touch(1, .ended, 420, 300))
+        #expect(swiped == 0)
+        at(h2, 50.0, touch(2, .began, 100, 300))
+        for i in 1...4 { at(h2, 50.0 + 0.025 * Double(i), touch(2, .moved, 100 + 80 * Double(i), 300)) }
+        at(h2, 50.1, touch(2, .ended, 420, 300))
+        #expect(swiped == 1)
+    }
+
+    @Test func aLongPressHeldLongEnoughByItsStampsBeginsThoughNoTimerRan() {
+        var states: [GestureRecognizer.State] = []
+        let press = LongPressGestureRecognizer { states.append($0.state) }
+        let (h, _) = setup(press)
+        at(h, 1.0, touch(1, .began, 100, 100))
+        at(h, 1.7, touch(1, .ended, 100, 100))
+        #expect(states == [.began, .ended])
+    }
+}

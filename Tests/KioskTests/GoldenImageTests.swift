@@ -43,9 +43,9 @@ import Glibc
         let r = try HeadlessRenderer(scene: TouchTestScene(fonts: testFonts), info: DisplayInfo(size: Size(width: w, height: h), scale: scale))
         r.renderFrame()
         if !touches.isEmpty {
-            r.stage.scene.handle(TouchBatch(time: 0, points: touches), at: r.clock.now)
+            r.stage.scene.handle(TouchBatch(time: r.clock.now, points: touches))
         }
-        if let key { r.stage.scene.handle(KeyEvent(keysym: 0x61, text: key, pressed: true), at: r.clock.now) }
+        if let key { r.stage.scene.handle(KeyEvent(keysym: 0x61, text: key, pressed: true, time: r.clock.now)) }
         r.clock.advance(by: 2)
         r.renderFrame()
         return r.image
@@ -124,8 +124,8 @@ import Glibc
         r.renderFrame()
         for i in [0, 3, 5] {
             let p = scene.board.convert(scene.tileFrame(index: i).center, to: nil)
-            scene.handle(TouchBatch(time: 0, points: [touch(1, .began, p.x, p.y)]), at: r.clock.now)
-            scene.handle(TouchBatch(time: 0, points: [touch(1, .ended, p.x, p.y)]), at: r.clock.now)
+            scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .began, p.x, p.y)]))
+            scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .ended, p.x, p.y)]))
             r.clock.advance(by: 1)
         }
         r.run(until: r.clock.now + 1)

@@ -62,9 +62,9 @@ import Glibc
         let check = FrameChecker(r)
         let run = check.run
         func tap(_ p: Point) {
-            scene.handle(TouchBatch(time: 0, points: [TouchPoint(id: 1, phase: .began, location: p)]), at: r.clock.now)
+            scene.handle(TouchBatch(time: r.clock.now, points: [TouchPoint(id: 1, phase: .began, location: p)]))
             run(0.05)
-            scene.handle(TouchBatch(time: 0, points: [TouchPoint(id: 1, phase: .ended, location: p)]), at: r.clock.now)
+            scene.handle(TouchBatch(time: r.clock.now, points: [TouchPoint(id: 1, phase: .ended, location: p)]))
             run(0.35) // past the double-tap window
         }
         for i in [0, 3] { tap(scene.board.convert(scene.tileFrame(index: i).center, to: nil)) }
@@ -113,7 +113,7 @@ import Glibc
             let phase: TouchPhase = f == 0 ? .began : f == 119 ? .ended : .moved
             pts.append(TouchPoint(id: 1, phase: phase, location: Point(x: 200 + 900 * t, y: 300 + 200 * t)))
             pts.append(TouchPoint(id: 2, phase: phase, location: Point(x: 1100 - 500 * t, y: 600 - 150 * t)))
-            scene.handle(TouchBatch(time: UInt32(f * 16), points: pts), at: r.clock.now)
+            scene.handle(TouchBatch(time: r.clock.now, points: pts))
             r.clock.advance(by: 1.0 / 60)
             r.renderFrame()
             if f % 2 == 0, let d = IncrementalRenderTests.firstDifference(r) {

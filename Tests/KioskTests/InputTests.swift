@@ -48,7 +48,7 @@ import Testing
         acc.down(id: 2, at: Point(x: 5, y: 5), time: 1)
         _ = acc.frame()
         #expect(acc.up(id: 1, time: 2) == false) // finger 2 is still down: no flush
-        #expect(acc.cancel()?.points == [touch(1, .cancelled, 1, 1), touch(2, .cancelled, 5, 5)])
+        #expect(acc.cancel(at: 9)?.points == [touch(1, .cancelled, 1, 1), touch(2, .cancelled, 5, 5)])
     }
 
     @Test func cancelDropsPendingAndCancelsEveryActivePoint() {
@@ -57,11 +57,11 @@ import Testing
         _ = acc.frame()
         acc.down(id: 2, at: Point(x: 2, y: 2), time: 2) // pending, never committed
         acc.motion(id: 1, to: Point(x: 3, y: 3), time: 2)
-        let c = acc.cancel()
+        let c = acc.cancel(at: 9)
         #expect(c?.points == [touch(1, .cancelled, 3, 3), touch(2, .cancelled, 2, 2)])
         #expect(acc.frame() == nil)
         #expect(acc.active.isEmpty)
-        #expect(acc.cancel() == nil)
+        #expect(acc.cancel(at: 9) == nil)
     }
 
     @Test func aRepeatedDownEndsTheOldSequenceFirst() {

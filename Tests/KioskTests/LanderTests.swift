@@ -202,10 +202,10 @@ import Glibc
 
     @Test func keyboardFliesTheShip() {
         let r = rig()
-        r.scene.handle(KeyEvent(keysym: 0xff52, text: "", pressed: true), at: r.now)
-        r.scene.handle(KeyEvent(keysym: 0xff53, text: "", pressed: true), at: r.now)
+        r.scene.handle(KeyEvent(keysym: 0xff52, text: "", pressed: true, time: r.now))
+        r.scene.handle(KeyEvent(keysym: 0xff53, text: "", pressed: true, time: r.now))
         #expect(r.scene.model.engineOn && r.scene.model.turning == 1)
-        r.scene.handle(KeyEvent(keysym: 0xff52, text: "", pressed: false), at: r.now)
+        r.scene.handle(KeyEvent(keysym: 0xff52, text: "", pressed: false, time: r.now))
         #expect(!r.scene.model.engineOn)
     }
 
@@ -291,8 +291,8 @@ import Glibc
         #expect(!scene.message.isHidden && scene.message.text == "Crashed" && !scene.flyAgain.isHidden)
         #expect(!scene.isAnimating) // a finished flight needs no frames
         let b = scene.flyAgain.convert(Point(x: scene.flyAgain.bounds.midX, y: scene.flyAgain.bounds.midY), to: nil)
-        scene.handle(TouchBatch(time: 0, points: [touch(1, .began, b.x, b.y)]), at: t)
-        scene.handle(TouchBatch(time: 0, points: [touch(1, .ended, b.x, b.y)]), at: t + 0.05)
+        scene.handle(TouchBatch(time: t, points: [touch(1, .began, b.x, b.y)]))
+        scene.handle(TouchBatch(time: t + 0.05, points: [touch(1, .ended, b.x, b.y)]))
         scene.advance(to: t + 0.1)
         #expect(scene.model.isFlying && scene.message.isHidden && scene.flyAgain.isHidden)
     }

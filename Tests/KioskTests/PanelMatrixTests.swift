@@ -132,8 +132,8 @@ import Glibc
             // A tap in the middle of the screen lands on a tile.
             let tiles = c.shell.current as! TileBoardScene
             let mid = Point(x: panel.size.width / 2, y: panel.size.height / 2)
-            c.shell.handle(TouchBatch(time: 0, points: [touch(1, .began, mid.x, mid.y)]), at: c.renderer.clock.now)
-            c.shell.handle(TouchBatch(time: 0, points: [touch(1, .ended, mid.x, mid.y)]), at: c.renderer.clock.now + 0.05)
+            c.shell.handle(TouchBatch(time: c.renderer.clock.now, points: [touch(1, .began, mid.x, mid.y)]))
+            c.shell.handle(TouchBatch(time: c.renderer.clock.now + 0.05, points: [touch(1, .ended, mid.x, mid.y)]))
             #expect(tiles.model.selectedIDs.count == 1, "\(at): the middle of the screen is not a tile")
         }
         try GoldenImageTests().assertMatches(reduced(c.renderer.image, toWidth: 640), "panels/\(panel.name)-\(screen)")

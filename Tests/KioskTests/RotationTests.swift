@@ -50,7 +50,7 @@ import Testing
             let centre = scene.board.convert(scene.tileFrame(index: 5).center, to: nil)
             let onGlass = r.stage.sceneToWindow.apply(centre) // where a finger touches the panel
             for phase in [TouchPhase.began, .ended] {
-                scene.handle(r.stage.toScene(TouchBatch(time: 0, points: [TouchPoint(id: 1, phase: phase, location: onGlass)])), at: r.clock.now)
+                scene.handle(r.stage.toScene(TouchBatch(time: r.clock.now, points: [TouchPoint(id: 1, phase: phase, location: onGlass)])))
             }
             #expect(scene.model.selectedIDs == [5], "rotation \(rot * 90)°")
             // The change damages the tile where it is on the glass, not where it is in the scene.
@@ -94,17 +94,17 @@ import Testing
         let scene = try #require(SceneCatalog.make(name, fonts: fonts))
         let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1280, height: 800)))
         r.run(until: 1)
-        scene.handle(TouchBatch(time: 0, points: [touch(1, .began, 300, 300), touch(2, .began, 900, 500)]), at: r.clock.now)
+        scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .began, 300, 300), touch(2, .began, 900, 500)]))
         r.clock.advance(by: 0.1)
         r.renderFrame()
         for (i, size) in [Size(width: 800, height: 1280), Size(width: 1280, height: 800), Size(width: 720, height: 1280)].enumerated() {
             r.stage.relayout(DisplayInfo(size: size))
-            scene.handle(TouchBatch(time: 0, points: [touch(1, .moved, 200 + Double(i) * 10, 300), touch(2, .moved, 500, 600)]), at: r.clock.now)
+            scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .moved, 200 + Double(i) * 10, 300), touch(2, .moved, 500, 600)]))
             r.clock.advance(by: 1.0 / 60)
             let d = r.renderFrame()
             #expect(d.area == r.stage.pixelSize.area, "\(name): a relayout repaints everything")
         }
-        scene.handle(TouchBatch(time: 0, points: [touch(1, .ended, 210, 300), touch(2, .ended, 500, 600)]), at: r.clock.now)
+        scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .ended, 210, 300), touch(2, .ended, 500, 600)]))
         r.run(until: r.clock.now + 3)
         #expect(r.image.pixelSize == PixelSize(width: 720, height: 1280))
     }
@@ -119,13 +119,13 @@ import Testing
         let window = app && turns % 2 == 1 ? Size(width: 400, height: 640) : upright
         let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: window, scale: scale), rotation: app ? turns : 0, bufferRotation: app ? 0 : turns)
         r.run(until: 1.5)
-        scene.handle(TouchBatch(time: 0, points: [touch(1, .began, 200, 150), touch(2, .began, 450, 260)]), at: r.clock.now)
+        scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .began, 200, 150), touch(2, .began, 450, 260)]))
         for i in 1...20 {
             r.clock.advance(by: 1.0 / 60)
-            scene.handle(TouchBatch(time: 0, points: [touch(1, .moved, 200 + Double(i) * 7, 150), touch(2, .moved, 450, 260 - Double(i) * 5)]), at: r.clock.now)
+            scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .moved, 200 + Double(i) * 7, 150), touch(2, .moved, 450, 260 - Double(i) * 5)]))
             r.renderFrame()
         }
-        scene.handle(TouchBatch(time: 0, points: [touch(1, .ended, 340, 150), touch(2, .ended, 450, 160)]), at: r.clock.now)
+        scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .ended, 340, 150), touch(2, .ended, 450, 160)]))
         r.run(until: 4)
         return r.image
     }

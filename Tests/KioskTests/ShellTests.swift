@@ -24,9 +24,9 @@ import Glibc
         }
         func wait(_ dt: Double) { shell.advance(to: now + dt) }
         func tap(_ x: Double, _ y: Double, id: Int32 = 1) {
-            shell.handle(TouchBatch(time: 0, points: [touch(id, .began, x, y)]), at: now)
+            shell.handle(TouchBatch(time: now, points: [touch(id, .began, x, y)]))
             wait(0.05)
-            shell.handle(TouchBatch(time: 0, points: [touch(id, .ended, x, y)]), at: now)
+            shell.handle(TouchBatch(time: now, points: [touch(id, .ended, x, y)]))
         }
         var tiles: TileBoardScene { shell.current as! TileBoardScene }
     }
@@ -38,14 +38,14 @@ import Glibc
         let scene = r.shell.current as! TouchTestScene
         r.scheduler.advance(to: 3.0)
         let (x, y) = (300.0, 500.0)
-        r.shell.handle(TouchBatch(time: 3000, points: [touch(1, .began, x, y)]), at: 3.0)
+        r.shell.handle(TouchBatch(time: 3.0, points: [touch(1, .began, x, y)]))
         r.shell.advance(to: 3.016)
         for (i, t) in [3.033, 3.066, 3.1].enumerated() {
             r.scheduler.advance(to: t)
-            r.shell.handle(TouchBatch(time: UInt32(t * 1000), points: [touch(1, .moved, x + 100 * Double(i + 1), y)]), at: t)
+            r.shell.handle(TouchBatch(time: t, points: [touch(1, .moved, x + 100 * Double(i + 1), y)]))
             r.shell.advance(to: t + 0.01)
         }
-        r.shell.handle(TouchBatch(time: 3100, points: [touch(1, .ended, x + 320, y)]), at: 3.1)
+        r.shell.handle(TouchBatch(time: 3.1, points: [touch(1, .ended, x + 320, y)]))
         r.shell.advance(to: 3.12)
         #expect(scene.swipeLabel.text == "Swipe: → right")
     }
@@ -109,16 +109,16 @@ import Glibc
         for leave in ["key", "screensaver"] {
             let r = Rig(idle: 5, start: "touch")
             let touchScene = try #require(r.shell.current as? TouchTestScene)
-            r.shell.handle(TouchBatch(time: 0, points: [touch(4, .began, 600, 500)]), at: r.now)
+            r.shell.handle(TouchBatch(time: r.now, points: [touch(4, .began, 600, 500)]))
             r.wait(0.1)
             #expect(touchScene.model.fingers.count == 1)
             if leave == "key" {
-                r.shell.handle(KeyEvent(keysym: 0xffc0, text: "", pressed: true), at: r.now) // F3: tiles
+                r.shell.handle(KeyEvent(keysym: 0xffc0, text: "", pressed: true, time: r.now)) // F3: tiles
             } else {
                 r.wait(5.1) // a held finger is no input: the screensaver starts
             }
             #expect(touchScene.model.fingers.isEmpty, "\(leave): the model kept the finger")
-            r.shell.handle(TouchBatch(time: 0, points: [touch(4, .ended, 600, 500)]), at: r.now)
+            r.shell.handle(TouchBatch(time: r.now, points: [touch(4, .ended, 600, 500)]))
             r.wait(1)
             #expect(touchScene.model.fingers.isEmpty)
         }
@@ -204,7 +204,7 @@ import Glibc
         r.wait(5.1)
         r.tap(100, 700)
         r.wait(5.1)
-        r.shell.handle(KeyEvent(keysym: 0x61, text: "a", pressed: true), at: r.now)
+        r.shell.handle(KeyEvent(keysym: 0x61, text: "a", pressed: true, time: r.now))
         #expect(events == [true, false, true, false])
     }
 
@@ -223,12 +223,12 @@ import Glibc
         let r = Rig(start: "lander")
         let lander = r.shell.current as! LanderScene
         r.wait(0.5); r.wait(0.5)
-        r.shell.handle(KeyEvent(keysym: 0xffc0, text: "", pressed: true), at: r.now) // F3 → tiles
+        r.shell.handle(KeyEvent(keysym: 0xffc0, text: "", pressed: true, time: r.now)) // F3 → tiles
         #expect(r.shell.currentName == "tiles")
         let frozen = lander.model.state
         r.wait(5)
         #expect(lander.model.state == frozen) // paused behind the other scene
-        r.shell.handle(KeyEvent(keysym: 0xffbf, text: "", pressed: true), at: r.now) // F2 → lander
+        r.shell.handle(KeyEvent(keysym: 0xffbf, text: "", pressed: true, time: r.now)) // F2 → lander
         r.wait(0.2); r.wait(0.2)
         #expect(r.shell.current === lander && lander.model.state != frozen)
         #expect(abs(lander.model.state.vy - frozen.vy) < 1) // resumed, no 5-second jump
@@ -241,9 +241,9 @@ import Glibc
         #expect(r.shell.currentName == "lander")
         // A swipe in from the right edge goes to the next scene.
         r.wait(1)
-        r.shell.handle(TouchBatch(time: 0, points: [touch(2, .began, 1278, 400)]), at: r.now)
-        for i in 1...10 { r.wait(0.016); r.shell.handle(TouchBatch(time: 0, points: [touch(2, .moved, 1278 - Double(i) * 20, 402)]), at: r.now) }
-        r.shell.handle(TouchBatch(time: 0, points: [touch(2, .ended, 1078, 402)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(2, .began, 1278, 400)]))
+        for i in 1...10 { r.wait(0.016); r.shell.handle(TouchBatch(time: r.now, points: [touch(2, .moved, 1278 - Double(i) * 20, 402)])) }
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(2, .ended, 1078, 402)]))
         #expect(r.shell.currentName == "tiles")
     }
 
@@ -255,13 +255,13 @@ import Glibc
         r.wait(0.5)
         let pill = r.shell.sceneBarFrames[1]
         let tile = r.tiles.board.convert(r.tiles.tileFrame(index: 2).center, to: nil)
-        r.shell.handle(TouchBatch(time: 0, points: [touch(1, .began, pill.midX, pill.midY), touch(2, .began, tile.x, tile.y)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(1, .began, pill.midX, pill.midY), touch(2, .began, tile.x, tile.y)]))
         r.wait(0.05)
-        r.shell.handle(TouchBatch(time: 0, points: [touch(2, .ended, tile.x, tile.y)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(2, .ended, tile.x, tile.y)]))
         r.wait(0.5)
         #expect(r.tiles.model.selectedIDs == [2])
         #expect(r.shell.currentName == "tiles")
-        r.shell.handle(TouchBatch(time: 0, points: [touch(1, .ended, pill.midX, pill.midY)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(1, .ended, pill.midX, pill.midY)]))
         #expect(r.shell.currentName == "lander")
     }
 
@@ -270,19 +270,19 @@ import Glibc
         let scene = try #require(r.shell.current as? TouchTestScene)
         r.wait(0.5)
         // From the left edge (6 mm ≈ 22 pt at 96 dpi), but too short to switch.
-        r.shell.handle(TouchBatch(time: 0, points: [touch(1, .began, 5, 400)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(1, .began, 5, 400)]))
         r.wait(0.05)
         #expect(scene.model.fingers.isEmpty)
-        r.shell.handle(TouchBatch(time: 0, points: [touch(1, .ended, 60, 400)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(1, .ended, 60, 400)]))
         #expect(r.shell.currentName == "touch")
         // 30 pt in: the scene's.
-        r.shell.handle(TouchBatch(time: 0, points: [touch(2, .began, 30, 400)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(2, .began, 30, 400)]))
         r.wait(0.05)
         #expect(scene.model.fingers.count == 1)
-        r.shell.handle(TouchBatch(time: 0, points: [touch(2, .ended, 30, 400)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(2, .ended, 30, 400)]))
         // From the left edge far enough: the previous scene (the list wraps round).
-        r.shell.handle(TouchBatch(time: 0, points: [touch(3, .began, 3, 400)]), at: r.now)
-        r.shell.handle(TouchBatch(time: 0, points: [touch(3, .moved, 130, 410)]), at: r.now)
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(3, .began, 3, 400)]))
+        r.shell.handle(TouchBatch(time: r.now, points: [touch(3, .moved, 130, 410)]))
         #expect(r.shell.currentName == "tiles")
     }
 
@@ -321,9 +321,9 @@ import Glibc
         r.run(until: 1)
         for name in ["tiles", "touch"] {
             let pill = shell.sceneBarFrames[["touch", "lander", "tiles"].firstIndex(of: name)!]
-            shell.handle(TouchBatch(time: 0, points: [touch(1, .began, pill.midX, pill.midY)]), at: r.clock.now)
+            shell.handle(TouchBatch(time: r.clock.now, points: [touch(1, .began, pill.midX, pill.midY)]))
             r.clock.advance(by: 1.0 / 60); r.renderFrame()
-            shell.handle(TouchBatch(time: 0, points: [touch(1, .ended, pill.midX, pill.midY)]), at: r.clock.now)
+            shell.handle(TouchBatch(time: r.clock.now, points: [touch(1, .ended, pill.midX, pill.midY)]))
             r.run(until: r.clock.now + 1.5)
             let (_, fresh) = try kiosk(name)
             fresh.run(until: 1)

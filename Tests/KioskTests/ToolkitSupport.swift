@@ -33,7 +33,7 @@ final class Harness {
 
     func touches(_ pts: [TouchPoint], dt: Double = 0) {
         if dt > 0 { root.advance(to: time + dt) }
-        root.handle(TouchBatch(time: 0, points: pts), at: time)
+        root.handle(TouchBatch(time: time, points: pts))
     }
     func down(_ id: Int32, _ x: Double, _ y: Double, dt: Double = 0) { touches([touch(id, .began, x, y)], dt: dt) }
     func move(_ id: Int32, _ x: Double, _ y: Double, dt: Double = 0) { touches([touch(id, .moved, x, y)], dt: dt) }
@@ -82,7 +82,7 @@ final class SceneRig<S: ViewScene> {
     /// Advances by `dt`, then delivers the batch.
     func send(_ pts: [TouchPoint], after dt: Double = 0.016) {
         scene.advance(to: now + dt)
-        scene.handle(TouchBatch(time: 0, points: pts), at: now)
+        scene.handle(TouchBatch(time: now, points: pts))
     }
     func wait(_ dt: Double) { scene.advance(to: now + dt) }
 }

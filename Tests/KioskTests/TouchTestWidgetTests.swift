@@ -77,7 +77,7 @@ import Testing
         #expect(!r.renderFrame().isEmpty) // turning it on shows it
         r.clock.advance(by: 0.1)
         #expect(r.renderFrame().isEmpty)  // then nothing changes: no frame
-        scene.handle(TouchBatch(time: 0, points: [touch(0, .began, 100, 500)]), at: r.clock.now)
+        scene.handle(TouchBatch(time: r.clock.now, points: [touch(0, .began, 100, 500)]))
         let d = r.renderFrame()
         #expect(d.intersects(PixelRect(x: 1280 - 400, y: 10, width: 100, height: 20))) // refreshed with it
     }

@@ -57,7 +57,7 @@ func runTouchBench(renderer: HeadlessRenderer, frames: Int, fingers: Int, path: 
         }
         down = true
         let start = MonotonicClock.now()
-        scene.handle(TouchBatch(time: UInt32(frame * 16), points: points), at: renderer.clock.now)
+        scene.handle(TouchBatch(time: renderer.clock.now, points: points))
         let damage = renderer.renderFrame()
         result.frameTimes.append(MonotonicClock.now() - start)
         result.damagedPixels.append(damage.area)

@@ -73,11 +73,11 @@ func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300
         if !warmedUp, clock.now >= warmup { warmedUp = true; report.rssAfterWarmupKiB = currentRSSKiB() }
     }
     func send(_ points: [TouchPoint]) {
-        shell.handle(TouchBatch(time: UInt32(truncatingIfNeeded: report.frames * 16), points: points), at: clock.now)
+        shell.handle(TouchBatch(time: clock.now, points: points))
         report.events += points.count
     }
     func key(_ sym: UInt32, _ text: String = "") {
-        for pressed in [true, false] { shell.handle(KeyEvent(keysym: sym, text: text, pressed: pressed), at: clock.now) }
+        for pressed in [true, false] { shell.handle(KeyEvent(keysym: sym, text: text, pressed: pressed, time: clock.now)) }
         report.events += 2
     }
     /// Fingers moving from `from` to `to` over `frames` frames.

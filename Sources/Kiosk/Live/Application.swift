@@ -347,7 +347,7 @@ final class Application: WindowDelegate, InputSink {
         guard let stage else { return }
         metrics.touches += batch.points.count { $0.phase == .began }
         metrics.lastInputTime = wallClockNow()
-        stage.scene.handle(stage.toScene(batch), at: MonotonicClock.now())
+        stage.scene.handle(stage.toScene(batch))
         saver.noteInput()
     }
 
@@ -358,7 +358,7 @@ final class Application: WindowDelegate, InputSink {
         if key.pressed && key.keysym == Stage.statsKeysym {
             stage.showsStats.toggle()
         } else {
-            stage.scene.handle(key, at: MonotonicClock.now())
+            stage.scene.handle(key)
         }
         saver.noteInput()
     }

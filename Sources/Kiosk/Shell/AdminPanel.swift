@@ -130,11 +130,11 @@ final class AdminPanel: ViewScene {
         inactivityTimer?.cancel()
         inactivityTimer = root.scheduler.schedule(after: AdminPanel.inactivity) { [weak self] in self?.finish(.cancel) }
     }
-    override func handle(_ batch: TouchBatch, at time: Double) {
+    override func handle(_ batch: TouchBatch) {
         touched()
-        super.handle(batch, at: time)
+        super.handle(batch)
     }
-    override func handle(_ key: KeyEvent, at time: Double) {
+    override func handle(_ key: KeyEvent) {
         guard key.pressed else { return }
         touched()
         switch key.keysym {

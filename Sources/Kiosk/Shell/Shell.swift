@@ -67,11 +67,9 @@ final class Shell: Scene {
             self.switchTo(self.names[(i + step + self.names.count) % self.names.count])
         }
         chrome.onWake = { [weak self] in self?.wake() }
-        // The scene hears a touch at the time it happened, as the chrome did: after a pause
-        // the last frame's time would make a quick stroke seconds long.
-        chrome.fallThrough.deliver = { [weak self] batch, time in
+        chrome.fallThrough.deliver = { [weak self] batch in
             guard let self else { return }
-            (self.overlay ?? self.current).handle(batch, at: time ?? self.time)
+            (self.overlay ?? self.current).handle(batch)
         }
         updateChrome()
     }
@@ -288,14 +286,14 @@ final class Shell: Scene {
 
     // MARK: Input
 
-    func handle(_ batch: TouchBatch, at time: Double) {
+    func handle(_ batch: TouchBatch) {
         onActivity?()
-        chrome.handle(batch, at: time)
+        chrome.handle(batch)
     }
 
-    func handle(_ key: KeyEvent, at time: Double) {
+    func handle(_ key: KeyEvent) {
         onActivity?()
-        if let o = overlay { o.handle(key, at: time); return }
+        if let o = overlay { o.handle(key); return }
         if showingScreensaver || isClosed {
             if key.pressed { wake() }
             return // the waking key is swallowed too
@@ -306,7 +304,7 @@ final class Shell: Scene {
             if i < names.count { switchTo(names[i]) }
             return
         }
-        current.handle(key, at: time)
+        current.handle(key)
     }
 
     // MARK: Scene bar
@@ -371,8 +369,8 @@ final class BlackScreen: Scene {
     let invalidation = Invalidation()
     private var size = Size(width: 1, height: 1)
     func layout(_ info: DisplayInfo) { size = info.size; invalidation.addAll() }
-    func handle(_ batch: TouchBatch, at time: Double) {}
-    func handle(_ key: KeyEvent, at time: Double) {}
+    func handle(_ batch: TouchBatch) {}
+    func handle(_ key: KeyEvent) {}
     func advance(to time: Double) {}
     var isAnimating: Bool { false }
     func draw(in canvas: Canvas) { canvas.fill(Rect(origin: .zero, size: size), color: .black) }

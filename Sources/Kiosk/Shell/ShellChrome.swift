@@ -34,6 +34,7 @@ final class ShellChrome {
     init(fonts: FontCache, scheduler: Scheduler) {
         root = RootView(info: DisplayInfo(size: Size(width: 1, height: 1)), fonts: fonts, scheduler: scheduler)
         root.owner = fallThrough
+        fallThrough.clock = scheduler
         // Every finger falls through to the scene, and the admin hold counts three.
         root.isMultipleTouchEnabled = true
         for e in edges {
@@ -97,8 +98,8 @@ final class ShellChrome {
     }
 
     /// Delivers `batch` to the chrome; what falls through reaches `below` as one batch.
-    func handle(_ batch: TouchBatch, at time: Double) {
-        fallThrough.gather(batch, at: time) { root.handle(batch, at: time) }
+    func handle(_ batch: TouchBatch) {
+        fallThrough.gather(batch) { root.handle(batch) }
     }
 
     /// Whether the chrome has anything to draw or animate.
@@ -202,15 +203,14 @@ final class Veil: View {
 /// (`deliver`). Those of one platform batch go on as one batch, in the platform's order; a
 /// cancellation that comes later (the admin hold taking its fingers on a timer) goes at once.
 final class FallThrough: Responder {
-    /// The batch and the time of the input it came from; nil for what falls through outside
-    /// a delivery (a recognizer's timer cancelling touches), which the shell stamps with its
-    /// frame time.
-    var deliver: (TouchBatch, Double?) -> Void = { _, _ in }
+    var deliver: (TouchBatch) -> Void = { _ in }
+    /// What times a cancellation outside a delivery (a recognizer's timer taking its touches).
+    weak var clock: Scheduler?
     private var gathered: Set<Passed>?
     private var extra: [TouchPoint] = []
     private struct Passed: Hashable { let id: Int32; let phase: TouchPhase }
 
-    func gather(_ batch: TouchBatch, at time: Double, _ body: () -> Void) {
+    func gather(_ batch: TouchBatch, _ body: () -> Void) {
         gathered = []
         extra = []
         body()
@@ -219,7 +219,7 @@ final class FallThrough: Responder {
         var points = batch.points.filter { passed.contains(Passed(id: $0.id, phase: $0.phase)) }
         // Cancelled by a recognizer while moving: the scene hears the cancellation instead.
         points += extra.filter { p in !points.contains { $0.id == p.id && $0.phase == p.phase } }
-        if !points.isEmpty { deliver(TouchBatch(time: batch.time, points: points), time) }
+        if !points.isEmpty { deliver(TouchBatch(time: batch.time, points: points)) }
     }
 
     private func pass(_ touches: Set<Touch>, _ phase: TouchPhase) {
@@ -230,7 +230,7 @@ final class FallThrough: Responder {
             }
         } else {
             let pts = touches.sorted { $0.id < $1.id }.map { TouchPoint(id: $0.id, phase: phase, location: $0.location(in: nil)) }
-            deliver(TouchBatch(time: 0, points: pts), nil)
+            deliver(TouchBatch(time: clock?.now ?? 0, points: pts))
         }
     }
     override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .began) }

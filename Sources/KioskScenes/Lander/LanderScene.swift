@@ -244,7 +244,7 @@ public final class LanderScene: ViewScene {
 
     // MARK: Keyboard
 
-    public override func handle(_ key: KeyEvent, at time: Double) {
+    public override func handle(_ key: KeyEvent) {
         guard !key.isRepeat else { return }
         switch key.keysym {
         case Key.up, Key.space: keyEngine = key.pressed

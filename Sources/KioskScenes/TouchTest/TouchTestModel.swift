@@ -36,7 +36,8 @@ public struct TouchTestModel {
 
     /// Applies one batch. Returns the ids whose visuals changed.
     @discardableResult
-    public mutating func apply(_ batch: TouchBatch, at time: Double) -> Set<Int32> {
+    public mutating func apply(_ batch: TouchBatch) -> Set<Int32> {
+        let time = batch.time
         var changed = Set<Int32>()
         if batch.points.contains(where: { $0.phase == .cancelled }) { cancelledBatches += 1 }
         for p in batch.points {

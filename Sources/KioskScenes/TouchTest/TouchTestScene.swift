@@ -413,17 +413,17 @@ public final class TouchTestScene: ViewScene {
 
     // MARK: Input and time
 
-    public override func handle(_ batch: TouchBatch, at time: Double) {
-        self.time = time
+    public override func handle(_ batch: TouchBatch) {
+        time = batch.time
         let ids = Set(batch.points.map(\.id))
         for f in model.fingers + model.fading where ids.contains(f.id) { fingers.invalidate(f) }
-        let changed = model.apply(batch, at: time)
+        let changed = model.apply(batch)
         for f in model.fingers + model.fading where changed.contains(f.id) { fingers.invalidate(f) }
         updateCounters()
-        super.handle(batch, at: time)
+        super.handle(batch)
     }
 
-    public override func handle(_ key: KeyEvent, at time: Double) {
+    public override func handle(_ key: KeyEvent) {
         guard key.pressed else { return }
         let printable = !key.text.isEmpty && !key.text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
         model.recordKey(printable ? key.text : "keysym 0x" + String(key.keysym, radix: 16))
