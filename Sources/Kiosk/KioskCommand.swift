@@ -83,8 +83,8 @@ extension KioskCommand {
             let log = makeLogger(verbose: a.verbose || getenv("KIOSK_VERBOSE").map { String(cString: $0) == "1" } == true)
             do {
                 if let t = a.idleTimeout, !(t >= 0 && t.isFinite) { throw fail(log, "--idle-timeout \(t): expected 0 (never) or more seconds") }
-                if let r = a.rotate, ![0, 90, 180, 270].contains(r) { throw fail(log, "--rotate \(r): expected 0, 90, 180 or 270") }
-                let overrides = Overrides(scene: a.scene, idleTimeout: a.idleTimeout, rotate: a.rotate.map { $0 / 90 })
+                if let r = a.rotate, Rotation(degrees: r) == nil { throw fail(log, "--rotate \(r): expected 0, 90, 180 or 270") }
+                let overrides = Overrides(scene: a.scene, idleTimeout: a.idleTimeout, rotate: a.rotate.flatMap(Rotation.init(degrees:)))
                 let app = try Application(configPath: a.config, overrides: overrides, startInScreensaver: a.screensaver, log: log, startNS: start)
                 let code = try app.run()
                 if code != 0 { throw ExitCode(code) }
@@ -112,7 +112,7 @@ extension KioskCommand {
         func makeRenderer(log: Logger, workload: ((FontCache) -> Scene?)? = nil, sceneBar: Bool = false) throws -> HeadlessRenderer {
             guard let sz = parseSize(size) else { throw fail(log, "--size '\(size)': expected WIDTHxHEIGHT, e.g. 1080x1920") }
             guard (1...4).contains(scale) else { throw fail(log, "--scale \(scale): expected 1 to 4") }
-            guard [0, 90, 180, 270].contains(bufferRotate) else { throw fail(log, "--buffer-rotate \(bufferRotate): expected 0, 90, 180 or 270") }
+            guard let bufferRotation = Rotation(degrees: bufferRotate) else { throw fail(log, "--buffer-rotate \(bufferRotate): expected 0, 90, 180 or 270") }
             var mm: Size?
             if let panelMm {
                 guard let m = parseSize(panelMm) else { throw fail(log, "--panel-mm '\(panelMm)': expected WIDTHxHEIGHT in millimetres, e.g. 320x200") }
@@ -133,7 +133,7 @@ extension KioskCommand {
                 }
             }
             do {
-                return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale, physicalSize: mm), bufferRotation: bufferRotate / 90)
+                return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale, physicalSize: mm), bufferRotation: bufferRotation)
             } catch {
                 throw fail(log, "\(error)")
             }
@@ -284,7 +284,7 @@ extension KioskCommand {
 struct Overrides {
     var scene: String?
     var idleTimeout: Double?
-    var rotate: Int?
+    var rotate: Rotation?
     func apply(to s: inout Settings) {
         if let t = idleTimeout { s.idleTimeout = t }
         if let r = rotate { s.rotate = r }

@@ -66,21 +66,21 @@ public struct DisplayInfo: Equatable, Sendable {
     public var scale: Int
     /// The panel's physical size in millimetres, when the output reports one.
     public var physicalSize: Size?
-    /// The output's transform in quarter turns (0...3), flipped transforms folded in.
-    public var rotation: Int
+    /// How the panel is turned (its output's transform, flips left out).
+    public var rotation: Rotation
     /// The part of each edge that the shell's own controls (the scene bar) cover, as UIKit's
     /// safe area: a scene draws its background everywhere but keeps what people read or touch
     /// inside `safeArea`. Zero from the platform; the shell sets it for the scenes it hosts.
     public var safeAreaInsets: EdgeInsets = .zero
-    public init(size: Size, scale: Int = 1, physicalSize: Size? = nil, rotation: Int = 0) {
+    public init(size: Size, scale: Int = 1, physicalSize: Size? = nil, rotation: Rotation = .upright) {
         self.size = size; self.scale = scale; self.physicalSize = physicalSize; self.rotation = rotation
     }
-    /// The size in device pixels (points × scale, rounded), turned `quarterTurns` (a buffer
-    /// for a rotated output has width and height swapped on odd turns).
-    public func pixelSize(quarterTurns: Int = 0) -> PixelSize {
+    /// The size in device pixels (points × scale, rounded), turned by `turn` (a buffer for a
+    /// rotated output has width and height swapped on a quarter turn).
+    public func pixelSize(turned turn: Rotation = .upright) -> PixelSize {
         let s = Double(scale)
         let w = Int32((size.width * s).rounded()), h = Int32((size.height * s).rounded())
-        return quarterTurns % 2 != 0 ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
+        return turn.swapsSides ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
     }
     /// The window's bounds less `safeAreaInsets`.
     public var safeArea: Rect { Rect(origin: .zero, size: size).inset(by: safeAreaInsets) }

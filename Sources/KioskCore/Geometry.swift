@@ -165,9 +165,9 @@ public struct AffineTransform: Equatable, Sendable {
         let cs = cos(angle), sn = sin(angle)
         self.init(a: cs, b: sn, c: -sn, d: cs, tx: 0, ty: 0)
     }
-    /// `r` quarter turns clockwise into a space `w` × `h` points (the space after turning).
-    public static func quarterTurns(_ r: Int, into w: Double, _ h: Double) -> AffineTransform {
-        switch ((r % 4) + 4) % 4 {
+    /// `r` into a space `w` × `h` points (the space after turning).
+    public static func turning(_ r: Rotation, into w: Double, _ h: Double) -> AffineTransform {
+        switch r.quarterTurns {
         case 1: return AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: w, ty: 0)
         case 2: return AffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
         case 3: return AffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: h)
@@ -207,3 +207,37 @@ package func format(_ v: Double) -> String {
     v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
 }
 
+
+/// A turn by whole quarter turns, clockwise as seen on screen (y down): how the kiosk turns its
+/// picture (`rotate`), and how a buffer is turned for a rotated output. Wayland's output
+/// transforms count the other way; Platform converts them where it reads them.
+public struct Rotation: Hashable, Sendable, CustomStringConvertible {
+    /// Clockwise quarter turns, 0...3.
+    public let quarterTurns: Int
+    public init(quarterTurns: Int) { self.quarterTurns = ((quarterTurns % 4) + 4) % 4 }
+    /// 0, 90, 180 or 270 degrees; nil for any other angle.
+    public init?(degrees: Int) {
+        guard degrees % 90 == 0, (0..<360).contains(degrees) else { return nil }
+        self.init(quarterTurns: degrees / 90)
+    }
+    public static let upright = Rotation(quarterTurns: 0)
+    public var degrees: Int { quarterTurns * 90 }
+    public var description: String { "\(degrees)°" }
+    /// Whether width and height trade places.
+    public var swapsSides: Bool { quarterTurns % 2 == 1 }
+    /// The turn back.
+    public var inverse: Rotation { Rotation(quarterTurns: -quarterTurns) }
+    /// This turn followed by `other`.
+    public func then(_ other: Rotation) -> Rotation { Rotation(quarterTurns: quarterTurns + other.quarterTurns) }
+    /// `size` turned: width and height swapped on a quarter turn.
+    public func apply(_ size: Size) -> Size { swapsSides ? Size(width: size.height, height: size.width) : size }
+    /// Pixel (x, y) of a `width` × `height` box, turned (y down).
+    public func turn(_ x: Int, _ y: Int, width: Int, height: Int) -> (Int, Int) {
+        switch quarterTurns {
+        case 1: return (height - 1 - y, x)
+        case 2: return (width - 1 - x, height - 1 - y)
+        case 3: return (y, width - 1 - x)
+        default: return (x, y)
+        }
+    }
+}

@@ -94,7 +94,7 @@ package final class Display {
     package var expectedDisplayInfo: DisplayInfo? {
         guard let o = primaryOutput, !o.logicalSize.isEmpty else { return nil }
         return DisplayInfo(size: o.logicalSize, scale: Int(o.scale), physicalSize: o.plausiblePhysicalSize,
-                           rotation: Int(o.transform % 4))
+                           rotation: Window.bufferRotation(outputTransform: o.transform))
     }
 
     /// The transform of the output the window will most likely open on (wl_output values).

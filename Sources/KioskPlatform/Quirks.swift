@@ -109,13 +109,13 @@ enum Quirks {
     /// too: the compositor's point, scaled back to the panel's frame and turned back through the
     /// buffer's turn, is where the finger is. Decided from globals only wlroots offers; weston
     /// turns touch itself. `KIOSK_TOUCH_UNTURNED=1` or `=0` forces it either way.
-    static func touchCorrection(announced: Set<String>, surface: Size, bufferRotation r: Int) -> AffineTransform? {
+    static func touchCorrection(announced: Set<String>, surface: Size, bufferRotation r: Rotation) -> AffineTransform? {
         let wlroots = announced.contains("zwlr_export_dmabuf_manager_v1") || announced.contains("zwlr_gamma_control_manager_v1")
-        guard environmentFlag("KIOSK_TOUCH_UNTURNED") ?? wlroots, r % 4 != 0,
+        guard environmentFlag("KIOSK_TOUCH_UNTURNED") ?? wlroots, r != .upright,
               surface.width > 0, surface.height > 0 else { return nil }
-        let (bw, bh) = r % 2 == 1 ? (surface.height, surface.width) : (surface.width, surface.height)
+        let (bw, bh) = r.swapsSides ? (surface.height, surface.width) : (surface.width, surface.height)
         let toBuffer = AffineTransform(scaleX: bw / surface.width, y: bh / surface.height)
-        return AffineTransform.quarterTurns(r, into: bw, bh).inverted.map { toBuffer.concatenating($0) }
+        return AffineTransform.turning(r, into: bw, bh).inverted.map { toBuffer.concatenating($0) }
     }
 
     /// "1"/"on"/"true" → true, "0"/"off"/"false" → false, unset or anything else → nil (automatic).

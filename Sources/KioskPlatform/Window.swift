@@ -48,14 +48,17 @@ package final class Window {
     /// into the turned buffer (`Canvas.turned`): under weston a rotated output then costs the
     /// compositor what an upright one does, where turning every damaged pixel itself doubled
     /// its share. With app rotation the two turns fold into one, or cancel out.
-    private(set) package var bufferRotation = 0
+    private(set) package var bufferRotation = Rotation.upright
     private var committedTransform: Int32 = 0
     /// Buffers stored bottom row first, for a compositor that mishandles direct scan-out
     /// (`Quirks.flipsBuffers`); invisible above Platform.
     private(set) var flipsBuffers = false
     /// The wl_output transform (counter-clockwise quarter turns) matching `bufferRotation`.
-    static func wlTransform(bufferRotation r: Int) -> Int32 { Int32((4 - r) % 4) }
-    static func bufferRotation(outputTransform t: Int32) -> Int { t >= 0 && t < 4 ? Int((4 - t) % 4) : 0 }
+    static func wlTransform(bufferRotation r: Rotation) -> Int32 { Int32(r.inverse.quarterTurns) }
+    /// The turn a buffer takes for an output with transform `t` (flipped ones: none).
+    static func bufferRotation(outputTransform t: Int32) -> Rotation {
+        t >= 0 && t < 4 ? Rotation(quarterTurns: -Int(t)) : .upright
+    }
     private var pendingSize: (Int32, Int32)?
     private var enteredOutputs: [OpaquePointer] = []
     private(set) var needsRedraw = false
@@ -120,7 +123,7 @@ package final class Window {
     package func prepareBuffer(logicalSize: Size, scale: Int) {
         let w = Int32((logicalSize.width * Double(scale)).rounded()), h = Int32((logicalSize.height * Double(scale)).rounded())
         // In the panel's orientation, as the frames will be (see `bufferRotation`).
-        let turned = Window.bufferRotation(outputTransform: display.expectedOutputTransform) % 2 == 1
+        let turned = Window.bufferRotation(outputTransform: display.expectedOutputTransform).swapsSides
         let px = turned ? PixelSize(width: h, height: w) : PixelSize(width: w, height: h)
         let flip = Quirks.flipsBuffers(output: display.primaryOutput, announced: display.announced)
         guard px.width > 0, px.height > 0, let b = try? chain.acquire(size: px, flipped: flip) else { return }
@@ -179,8 +182,7 @@ package final class Window {
             display.touchTransform = correction ?? .identity
             if correction != nil { log.info("touch is turned with the output: this compositor places it unturned (see Quirks.touchCorrection)") }
         }
-        let info = DisplayInfo(size: size, scale: scale, physicalSize: o?.plausiblePhysicalSize,
-                               rotation: Int((o?.transform ?? 0) % 4))
+        let info = DisplayInfo(size: size, scale: scale, physicalSize: o?.plausiblePhysicalSize, rotation: bufferRotation)
         guard info != lastInfo else { return }
         lastInfo = info
         delegate?.window(self, didChange: info)
@@ -347,7 +349,7 @@ package final class Window {
 
     /// The buffer's size in pixels: the window's size at its scale, turned with the buffer.
     private var bufferPixelSize: PixelSize {
-        DisplayInfo(size: size, scale: scale).pixelSize(quarterTurns: bufferRotation)
+        DisplayInfo(size: size, scale: scale).pixelSize(turned: bufferRotation)
     }
     /// Size of the buffer committed last (zero before the first).
     private var committedSize = PixelSize(width: 0, height: 0)

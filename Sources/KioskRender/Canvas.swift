@@ -39,8 +39,8 @@ public final class Canvas {
     private let turn: AffineTransform?
     /// The same turn from points to target points (before the scale).
     private let turnInPoints: AffineTransform?
-    /// Quarter turns clockwise from the canvas' points to its target, 0...3.
-    let quarterTurns: Int
+    /// The turn from the canvas' points to its target.
+    let rotation: Rotation
     /// Whether the canvas leaves the target's clip as it is when it goes (a turned canvas
     /// borrows the clip of the canvas it was made from).
     private let borrowsClip: Bool
@@ -54,11 +54,11 @@ public final class Canvas {
         size = Size(width: Double(pixelSize.width) / Double(self.scale), height: Double(pixelSize.height) / Double(self.scale))
         turn = nil
         turnInPoints = nil
-        quarterTurns = 0
+        rotation = .upright
         borrowsClip = false
     }
 
-    private init(turning base: Canvas, by t: AffineTransform, quarterTurns: Int, size: Size) {
+    private init(turning base: Canvas, by t: AffineTransform, rotation: Rotation, size: Size) {
         target = base.target
         targetIsShared = base.targetIsShared
         scale = base.scale
@@ -66,7 +66,7 @@ public final class Canvas {
         self.size = size
         turn = t.concatenating(AffineTransform(scaleX: Double(base.scale), y: Double(base.scale)))
         turnInPoints = t
-        self.quarterTurns = quarterTurns
+        self.rotation = rotation
         borrowsClip = true
         clip = base.clip
         clipBounds = base.clipBounds
@@ -80,21 +80,21 @@ public final class Canvas {
     /// turned canvas starts with this one's clip; clip changes made through it apply to the
     /// target (restore them before drawing here again).
     public func turned(by transform: AffineTransform, size: Size) -> Canvas? {
-        guard turn == nil, let k = Canvas.quarterTurns(of: transform) else { return nil }
+        guard turn == nil, let r = Canvas.rotation(of: transform) else { return nil }
         let s = Double(scale)
         var t = transform
         t.tx = (t.tx * s).rounded() / s
         t.ty = (t.ty * s).rounded() / s
-        return Canvas(turning: self, by: t, quarterTurns: k, size: size)
+        return Canvas(turning: self, by: t, rotation: r, size: size)
     }
 
-    /// Clockwise quarter turns of `t`'s linear part, or nil when it is not one exactly.
-    static func quarterTurns(of t: AffineTransform) -> Int? {
+    /// The quarter turn `t`'s linear part is, or nil when it is not one exactly.
+    static func rotation(of t: AffineTransform) -> Rotation? {
         switch (t.a, t.b, t.c, t.d) {
-        case (1, 0, 0, 1): return 0
-        case (0, 1, -1, 0): return 1
-        case (-1, 0, 0, -1): return 2
-        case (0, -1, 1, 0): return 3
+        case (1, 0, 0, 1): return .upright
+        case (0, 1, -1, 0): return Rotation(quarterTurns: 1)
+        case (-1, 0, 0, -1): return Rotation(quarterTurns: 2)
+        case (0, -1, 1, 0): return Rotation(quarterTurns: 3)
         default: return nil
         }
     }
@@ -337,7 +337,7 @@ public final class Canvas {
         // A quarter turn by whole pixels (an upright layer on a turned canvas) maps pixel
         // centres onto pixel centres: sampled unfiltered, it is exact and takes pixman's
         // rotation fast paths.
-        let exact = exact || (Canvas.quarterTurns(of: toCanvasPx) != nil
+        let exact = exact || (Canvas.rotation(of: toCanvasPx) != nil
             && toCanvasPx.tx == toCanvasPx.tx.rounded() && toCanvasPx.ty == toCanvasPx.ty.rounded())
         let isTranslation = toCanvasPx.a == 1 && toCanvasPx.b == 0 && toCanvasPx.c == 0 && toCanvasPx.d == 1
             && toCanvasPx.tx == toCanvasPx.tx.rounded() && toCanvasPx.ty == toCanvasPx.ty.rounded()
@@ -483,7 +483,7 @@ extension Canvas {
         guard shader != nil || src != nil else { return }
         if !onBlack { fill(Rect(origin: .zero, size: size), color: background.withAlpha(background.alpha * a)) }
         // Each mask in the target's orientation (turned once and kept so: `TextMask.layout`).
-        let layouts = items.map { $0.mask.layout(quarterTurns: quarterTurns) }
+        let layouts = items.map { $0.mask.layout(turned: rotation) }
         let rects = items.map { devicePixels($0.mask.rect(originX: $0.x, y: $0.y)) }
         // The clip's rectangles (the frame's damage): only they are shaded.
         let clipRects = shader == nil ? [] : (clip?.rects ?? [ext]).map { $0.intersection(whole) }.filter { !$0.isEmpty }

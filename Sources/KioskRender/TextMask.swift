@@ -13,7 +13,7 @@ import KioskCore
 /// much less every frame.
 ///
 /// On a turned canvas (a rotated output) the mask is turned once and kept so, instead of
-/// upright (`layout(quarterTurns:)`), as one span a row (`Layout.oneSpanPerRow`).
+/// upright (`layout(turned:)`), as one span a row (`Layout.oneSpanPerRow`).
 ///
 /// Colour glyphs (emoji) cannot live in a coverage mask: such a run keeps them out of the mask
 /// and `colorRun` is drawn directly on top.
@@ -24,8 +24,8 @@ public final class TextMask {
     struct Layout {
         /// The box in this orientation (its pixels outside the spans are 0).
         let pixelSize: PixelSize
-        /// Quarter turns clockwise from upright.
-        let quarterTurns: Int
+        /// The turn from upright.
+        let rotation: Rotation
         /// Row y's spans are `spans[rowStarts[y] ..< rowStarts[y + 1]]`, left to right; or,
         /// when `rowStarts` is empty, `spans[y]` alone (`oneSpanPerRow`).
         let rowStarts: [UInt32]
@@ -77,14 +77,14 @@ public final class TextMask {
         pixelSize = PixelSize(width: width, height: height)
         let data = width > 0 ? pixman_image_get_data(image.raw) : nil
         stored = TextMask.layout(of: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) },
-                                 stride: image.stride, size: pixelSize, quarterTurns: 0)
+                                 stride: image.stride, size: pixelSize, rotation: .upright)
     }
 
     /// The `size` 8-bit pixels at `base` (rows `stride` bytes apart; nil: none inked) as spans,
     /// one a row when they are turned a quarter (`Layout.oneSpanPerRow`).
-    private static func layout(of base: UnsafePointer<UInt8>?, stride: Int, size: PixelSize, quarterTurns: Int) -> Layout {
+    private static func layout(of base: UnsafePointer<UInt8>?, stride: Int, size: PixelSize, rotation: Rotation) -> Layout {
         let width = Int(size.width), height = Int(size.height)
-        if quarterTurns % 2 == 1, let base {
+        if rotation.swapsSides, let base {
             var spans: [Span] = []
             spans.reserveCapacity(height)
             var total = 0
@@ -104,7 +104,7 @@ public final class TextMask {
                 }
                 n = total
             }
-            return Layout(pixelSize: size, quarterTurns: quarterTurns, rowStarts: [], spans: spans, pixels: pixels)
+            return Layout(pixelSize: size, rotation: rotation, rowStarts: [], spans: spans, pixels: pixels)
         }
         var starts: [UInt32] = [0], spans: [Span] = []
         if let b = base {
@@ -147,50 +147,40 @@ public final class TextMask {
             }
             n = total
         }
-        return Layout(pixelSize: size, quarterTurns: quarterTurns, rowStarts: starts, spans: spans, pixels: pixels)
+        return Layout(pixelSize: size, rotation: rotation, rowStarts: starts, spans: spans, pixels: pixels)
     }
 
-    /// The pixels turned `quarterTurns` clockwise from upright, made from the kept ones (and
-    /// kept instead of them) when they are in another orientation.
-    func layout(quarterTurns k: Int) -> Layout {
-        if stored.quarterTurns == k { return stored }
+    /// The pixels turned `k` from upright, made from the kept ones (and kept instead of them)
+    /// when they are in another orientation.
+    func layout(turned k: Rotation) -> Layout {
+        if stored.rotation == k { return stored }
         let from = stored
         let w = Int(pixelSize.width), h = Int(pixelSize.height)
         // Upright pixels, whole, from the kept ones in whatever orientation they are in.
         var upright = [UInt8](repeating: 0, count: w * h)
-        let (fw, fh) = from.quarterTurns % 2 == 1 ? (h, w) : (w, h)
+        let (fw, fh) = from.rotation.swapsSides ? (h, w) : (w, h)
         from.pixels.withUnsafeBufferPointer { px in
             for fy in 0..<fh {
                 for s in from.spans(ofRow: fy) {
                     for i in 0..<Int(s.count) {
-                        let (x, y) = TextMask.turn(Int(s.x) + i, fy, by: 4 - from.quarterTurns, width: fw, height: fh)
+                        let (x, y) = from.rotation.inverse.turn(Int(s.x) + i, fy, width: fw, height: fh)
                         upright[y * w + x] = px[Int(s.offset) + i]
                     }
                 }
             }
         }
-        let size = k % 2 == 1 ? PixelSize(width: pixelSize.height, height: pixelSize.width) : pixelSize
+        let size = k.swapsSides ? PixelSize(width: pixelSize.height, height: pixelSize.width) : pixelSize
         var turned = [UInt8](repeating: 0, count: Int(size.width) * Int(size.height))
         for y in 0..<h {
             for x in 0..<w where upright[y * w + x] != 0 {
-                let (tx, ty) = TextMask.turn(x, y, by: k, width: w, height: h)
+                let (tx, ty) = k.turn(x, y, width: w, height: h)
                 turned[ty * Int(size.width) + tx] = upright[y * w + x]
             }
         }
         stored = turned.withUnsafeBufferPointer {
-            TextMask.layout(of: $0.baseAddress, stride: Int(size.width), size: size, quarterTurns: k)
+            TextMask.layout(of: $0.baseAddress, stride: Int(size.width), size: size, rotation: k)
         }
         return stored
-    }
-
-    /// Pixel (x, y) of a `width` × `height` box turned `k` quarter turns clockwise (y down).
-    static func turn(_ x: Int, _ y: Int, by k: Int, width: Int, height: Int) -> (Int, Int) {
-        switch ((k % 4) + 4) % 4 {
-        case 1: return (height - 1 - y, x)
-        case 2: return (width - 1 - x, height - 1 - y)
-        case 3: return (y, width - 1 - x)
-        default: return (x, y)
-        }
     }
 
     /// `array` in storage of exactly its size.

@@ -161,7 +161,7 @@ import Testing
         var s = Settings.parse("[shell]\nidle_timeout = 60\nrotate = 180\n[words]\nspeed = 90\n", file: "k.toml").0
         PanelSettings(speed: 300, padLeft: true, idleTimeout: nil, rotate: 1).apply(to: &s)
         Overrides(scene: nil, idleTimeout: 5, rotate: nil).apply(to: &s)
-        #expect(s.words.speed == 300 && s.padSide == .left && s.idleTimeout == 5 && s.rotate == 1)
+        #expect(s.words.speed == 300 && s.padSide == .left && s.idleTimeout == 5 && s.rotate == Rotation(quarterTurns: 1))
         let merged = PanelSettings(speed: 300, rotate: 1).merged(with: PanelSettings(rotate: 2))
         #expect(merged == PanelSettings(speed: 300, rotate: 2))
     }

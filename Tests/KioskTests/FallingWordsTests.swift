@@ -327,7 +327,7 @@ import CPixman
             let turned = try #require(Image(pixelSize: k % 2 == 1 ? PixelSize(width: Int32(H), height: Int32(W)) : upright.pixelSize, hasAlpha: false))
             let tw = Int(turned.pixelSize.width), th = Int(turned.pixelSize.height)
             let outer = Canvas(image: turned)
-            let t = AffineTransform.quarterTurns(k, into: Double(tw), Double(th))
+            let t = AffineTransform.turning(Rotation(quarterTurns: k), into: Double(tw), Double(th))
             outer.setClip(Region(rects: clip.map { t.apply(Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height))).pixelBounds(scale: 1) }))
             let c = try #require(outer.turned(by: t, size: Size(width: Double(W), height: Double(H))))
             c.drawCoverage(places, color: Color(rgb: 0xffcc66), background: .black)
@@ -345,7 +345,7 @@ import CPixman
                 }
             }
             #expect(differing == 0, "turned \(k * 90)°")
-            #expect(mask.layout(quarterTurns: k).quarterTurns == k)
+            #expect(mask.layout(turned: Rotation(quarterTurns: k)).rotation == Rotation(quarterTurns: k))
         }
     }
 

@@ -104,3 +104,17 @@ import Testing
         #expect(s.isEmpty)
     }
 }
+
+@Suite struct RotationTypeTests {
+    @Test func quarterTurnsAreClockwiseAndWrap() {
+        #expect(Rotation(degrees: 270) == Rotation(quarterTurns: -1))
+        #expect(Rotation(degrees: 45) == nil && Rotation(degrees: 360) == nil)
+        #expect(Rotation(quarterTurns: 1).then(Rotation(quarterTurns: 3)) == .upright)
+        #expect(Rotation(quarterTurns: 1).inverse.degrees == 270)
+        #expect(Rotation(quarterTurns: 1).apply(Size(width: 1280, height: 800)) == Size(width: 800, height: 1280))
+        // Clockwise on screen (y down): the top-left pixel of a 4×2 box goes to the top right.
+        #expect(Rotation(quarterTurns: 1).turn(0, 0, width: 4, height: 2) == (1, 0))
+        let t = AffineTransform.turning(Rotation(quarterTurns: 1), into: 2, 4)
+        #expect(t.apply(Point(x: 0, y: 0)) == Point(x: 2, y: 0))
+    }
+}

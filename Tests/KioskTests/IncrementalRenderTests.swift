@@ -104,7 +104,7 @@ import Glibc
     @Test(arguments: SceneCatalog.names, [0, 1]) func everySceneRepaintsByDamageExactly(name: String, rotation: Int) throws {
         let fonts = FontCache()
         let scene = try #require(SceneCatalog.make(name, fonts: fonts))
-        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1366, height: 768), scale: 1), rotation: rotation)
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1366, height: 768), scale: 1), rotation: Rotation(quarterTurns: rotation))
         r.renderFrame()
         var differing = 0, first: String?
         for f in 0..<120 {

@@ -117,19 +117,19 @@ import Testing
             }
         }
         for r in 1...3 {
-            let c = Quirks.touchCorrection(announced: wlroots, surface: Size(width: W, height: H), bufferRotation: r)
+            let c = Quirks.touchCorrection(announced: wlroots, surface: Size(width: W, height: H), bufferRotation: Rotation(quarterTurns: r))
             #expect(c != nil)
             let (bw, bh) = r % 2 == 1 ? (H, W) : (W, H)
             for (x, y) in [(100.0, 200.0), (700.0, 50.0), (400.0, 1200.0)] {
-                let (bx, by) = toBuffer(Window.wlTransform(bufferRotation: r), x, y)
+                let (bx, by) = toBuffer(Window.wlTransform(bufferRotation: Rotation(quarterTurns: r)), x, y)
                 let placed = Point(x: bx / bw * W, y: by / bh * H) // what cage 0.1.4 sends
                 let p = c!.apply(placed)
                 #expect(abs(p.x - x) < 1e-9 && abs(p.y - y) < 1e-9, "turn \(r): \(placed) → \(p), not \(x),\(y)")
             }
         }
         // Unturned, or a compositor that turns touch itself (weston): nothing to correct.
-        #expect(Quirks.touchCorrection(announced: wlroots, surface: Size(width: W, height: H), bufferRotation: 0) == nil)
-        #expect(Quirks.touchCorrection(announced: ["weston_capture_v1"], surface: Size(width: W, height: H), bufferRotation: 1) == nil)
+        #expect(Quirks.touchCorrection(announced: wlroots, surface: Size(width: W, height: H), bufferRotation: .upright) == nil)
+        #expect(Quirks.touchCorrection(announced: ["weston_capture_v1"], surface: Size(width: W, height: H), bufferRotation: Rotation(quarterTurns: 1)) == nil)
     }
 
     @Test func configuresPastTheLargestBufferAreFittedKeepingTheirShape() {

@@ -10,7 +10,7 @@ import Testing
     func render(rotation: Int) throws -> (HeadlessRenderer, TileBoardScene) {
         let scene = TileBoardScene(fonts: FontCache())
         let window = rotation % 2 == 1 ? Size(width: 300, height: 400) : Size(width: 400, height: 300)
-        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: window), rotation: rotation)
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: window), rotation: Rotation(quarterTurns: rotation))
         r.renderFrame()
         return (r, scene)
     }
@@ -64,7 +64,7 @@ import Testing
 
     @Test func rotationCanChangeLive() throws {
         let (r, scene) = try render(rotation: 1)
-        r.stage.setRotation(0)
+        r.stage.setRotation(.upright)
         #expect(scene.root.bounds.size == Size(width: 300, height: 400))
         #expect(r.renderFrame().area == 300 * 400)
     }
@@ -73,7 +73,7 @@ import Testing
         let (upright, _) = try render(rotation: 0)
         for b in 1...3 {
             let scene = TileBoardScene(fonts: FontCache())
-            let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 400, height: 300)), bufferRotation: b)
+            let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 400, height: 300)), bufferRotation: Rotation(quarterTurns: b))
             r.renderFrame()
             #expect(scene.root.bounds.size == Size(width: 400, height: 300)) // the surface's size
             #expect(r.image.pixelSize == (b % 2 == 1 ? PixelSize(width: 300, height: 400) : PixelSize(width: 400, height: 300)))
@@ -117,7 +117,7 @@ import Testing
         let scene = try #require(SceneCatalog.make(name, fonts: FontCache()))
         let upright = Size(width: 640, height: 400)
         let window = app && turns % 2 == 1 ? Size(width: 400, height: 640) : upright
-        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: window, scale: scale), rotation: app ? turns : 0, bufferRotation: app ? 0 : turns)
+        let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: window, scale: scale), rotation: Rotation(quarterTurns: app ? turns : 0), bufferRotation: Rotation(quarterTurns: app ? 0 : turns))
         r.run(until: 1.5)
         scene.handle(TouchBatch(time: r.clock.now, points: [touch(1, .began, 200, 150), touch(2, .began, 450, 260)]))
         for i in 1...20 {
@@ -137,7 +137,7 @@ import Testing
         var n = 0
         for y in 0..<h {
             for x in 0..<w {
-                let (tx, ty) = TextMask.turn(x, y, by: k, width: w, height: h)
+                let (tx, ty) = Rotation(quarterTurns: k).turn(x, y, width: w, height: h)
                 let a = turned.pixel(x: tx, y: ty), b = upright.pixel(x: x, y: y)
                 for shift in [0, 8, 16] where abs(Int32((a >> shift) & 0xff) - Int32((b >> shift) & 0xff)) > tolerance {
                     n += 1

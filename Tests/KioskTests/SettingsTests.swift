@@ -29,7 +29,7 @@ import Glibc
         """
         let (s, problems) = Settings.parse(text, file: "k.toml")
         #expect(problems.isEmpty, "\(problems)")
-        #expect(s.scenes == ["lander", "tiles"] && s.start == "tiles" && s.idleTimeout == 30 && s.rotate == 3)
+        #expect(s.scenes == ["lander", "tiles"] && s.start == "tiles" && s.idleTimeout == 30 && s.rotate == Rotation(quarterTurns: 3))
         #expect(!s.sceneBar && !s.idleReset && s.theme == "/srv/kiosk/theme" && s.stats)
         #expect(s.words.phrases == ["Hello", "Grüße 春"] && s.words.speed == 90.5 && s.words.interval == 1)
         #expect(s.words.color == Color(rgb: 0x112233) && s.padSide == .left)
@@ -115,7 +115,7 @@ import Glibc
 
     @Test func commandLineOverridesTheFile() {
         var s = Settings.parse("[shell]\nidle_timeout = 30\nrotate = 90\n", file: "k").0
-        Overrides(scene: nil, idleTimeout: 2, rotate: 0).apply(to: &s)
-        #expect(s.idleTimeout == 2 && s.rotate == 0)
+        Overrides(scene: nil, idleTimeout: 2, rotate: .upright).apply(to: &s)
+        #expect(s.idleTimeout == 2 && s.rotate == .upright)
     }
 }

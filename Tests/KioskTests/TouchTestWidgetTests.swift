@@ -87,7 +87,7 @@ import Testing
         // belongs at the window's top right, turned with everything else: what it changes of a
         // black screen lies in the turned box, taller than wide.
         func frame(stats: Bool) throws -> Image {
-            let r = try HeadlessRenderer(scene: BlackScreen(), info: DisplayInfo(size: Size(width: 1280, height: 800)), bufferRotation: 1)
+            let r = try HeadlessRenderer(scene: BlackScreen(), info: DisplayInfo(size: Size(width: 1280, height: 800)), bufferRotation: Rotation(quarterTurns: 1))
             r.stage.fonts = FontCache()
             r.stage.showsStats = stats
             r.renderFrame()

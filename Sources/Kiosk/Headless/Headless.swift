@@ -15,7 +15,7 @@ final class HeadlessRenderer {
     private var current = 0
 
     /// `bufferRotation`: quarter turns from the window to its buffer, as on a rotated output.
-    init(scene: Scene, info: DisplayInfo, rotation: Int = 0, bufferRotation: Int = 0, clock: ManualClock = ManualClock()) throws {
+    init(scene: Scene, info: DisplayInfo, rotation: Rotation = .upright, bufferRotation: Rotation = .upright, clock: ManualClock = ManualClock()) throws {
         self.clock = clock
         stage = Stage(scene: scene, info: info, rotation: rotation)
         stage.setBufferRotation(bufferRotation)

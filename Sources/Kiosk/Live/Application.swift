@@ -177,7 +177,7 @@ final class Application: WindowDelegate, InputSink {
     // MARK: WindowDelegate
 
     func window(_ window: Window, didChange info: DisplayInfo) {
-        log.info("display: \(info.size) pt, scale \(info.scale), rotation \(info.rotation * 90)°")
+        log.info("display: \(info.size) pt, scale \(info.scale), rotation \(info.rotation)")
         stage?.setBufferRotation(window.bufferRotation)
         if let stage { stage.relayout(info) } else if let prep = preparation {
             logPhase("configured")

@@ -23,7 +23,7 @@ struct Settings: Equatable {
     var hours = OpeningHours()
     /// Seconds a touch outside the opening hours shows the screensaver before black again.
     var afterHoursWake = 60.0
-    var rotate = 0
+    var rotate = Rotation.upright
     var sceneBar = true
     var theme: String?
     var stats = false
@@ -137,7 +137,7 @@ struct Settings: Equatable {
             number(sh, "idle_timeout", 0...86_400, &s.idleTimeout, problem)
             number(sh, "blank_delay", 0...86_400, &s.blankDelay, problem)
             if let v = sh["rotate"] {
-                if let r = v.int, [0, 90, 180, 270].contains(r) { s.rotate = r / 90 }
+                if let r = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = r }
                 else { problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
             }
             flag(sh, "scene_bar", &s.sceneBar, problem)
@@ -252,6 +252,6 @@ struct PanelSettings: Codable, Equatable {
         if let v = speed, (5...5000).contains(v) { s.words.speed = v }
         if let v = padLeft { s.padSide = v ? .left : .right }
         if let v = idleTimeout, (0...86_400).contains(v) { s.idleTimeout = v }
-        if let v = rotate, (0...3).contains(v) { s.rotate = v }
+        if let v = rotate, (0...3).contains(v) { s.rotate = Rotation(quarterTurns: v) }
     }
 }

@@ -49,7 +49,7 @@ final class AdminPanel: ViewScene {
     init(fonts: FontCache, scheduler: Scheduler, settings: Settings, lock: AdminLock = AdminLock(),
          onFinish: @escaping (Outcome) -> Void) {
         values = PanelSettings(speed: settings.words.speed, padLeft: settings.padSide == .left,
-                               idleTimeout: settings.idleTimeout, rotate: settings.rotate)
+                               idleTimeout: settings.idleTimeout, rotate: settings.rotate.quarterTurns)
         initial = values
         pin = settings.adminPIN
         self.lock = lock

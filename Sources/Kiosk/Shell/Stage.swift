@@ -7,16 +7,15 @@ import KioskPlatform
 /// Hosts one scene at one display size and turns its invalidations into pixel damage.
 /// The same object drives the live window and headless renders, so both draw identically.
 ///
-/// App rotation (for compositors that cannot rotate their output): with `rotation` quarter
-/// turns clockwise, the scene is laid out in the rotated size and drawn through a turned
+/// App rotation (for compositors that cannot rotate their output): turned by `rotation`, the
+/// scene is laid out in the rotated size and drawn through a turned
 /// canvas straight into the buffer (`Canvas.turned`); `toScene` maps touch coordinates back.
 /// A rotated output's buffer (`bufferRotation`) is drawn the same way.
 final class Stage {
     let scene: Scene
     /// The screen as the window has it (buffer orientation).
     private(set) var windowInfo: DisplayInfo
-    /// Quarter turns clockwise, 0...3.
-    private(set) var rotation: Int
+    private(set) var rotation: Rotation
     /// The screen as the scene sees it (rotated), less the stats overlay when it is shown.
     var info: DisplayInfo {
         var i = Stage.rotated(windowInfo, rotation)
@@ -37,30 +36,28 @@ final class Stage {
 
     /// `laidOutFor`: the display the scene was already laid out for (by `ScenePreparation`);
     /// it is laid out again only if that differs.
-    init(scene: Scene, info: DisplayInfo, rotation: Int = 0, laidOutFor prepared: DisplayInfo? = nil) {
+    init(scene: Scene, info: DisplayInfo, rotation: Rotation = .upright, laidOutFor prepared: DisplayInfo? = nil) {
         self.scene = scene
         windowInfo = info
-        self.rotation = ((rotation % 4) + 4) % 4
+        self.rotation = rotation
         if prepared != self.info { scene.layout(self.info) }
     }
 
-    static func rotated(_ i: DisplayInfo, _ r: Int) -> DisplayInfo {
-        guard r % 2 == 1 else { return i }
+    static func rotated(_ i: DisplayInfo, _ r: Rotation) -> DisplayInfo {
         var o = i
-        o.size = Size(width: i.size.height, height: i.size.width)
+        o.size = r.apply(i.size)
         return o
     }
 
-    /// Quarter turns clockwise from the window (surface) to the buffer: set when the output is
-    /// rotated, so the buffer arrives in the panel's own orientation (`wl_surface.
+    /// The turn from the window (surface) to the buffer: set when the output is rotated, so the buffer arrives in the panel's own orientation (`wl_surface.
     /// set_buffer_transform`) and the compositor need not rotate every frame.
-    private(set) var bufferRotation = 0
+    private(set) var bufferRotation = Rotation.upright
 
     /// The buffer's size in pixels.
-    var pixelSize: PixelSize { windowInfo.pixelSize(quarterTurns: bufferRotation) }
+    var pixelSize: PixelSize { windowInfo.pixelSize(turned: bufferRotation) }
     private var scenePixelSize: PixelSize { info.pixelSize() }
     /// Whether the scene is drawn through a turned canvas.
-    private var drawsTurned: Bool { (rotation + bufferRotation) % 4 != 0 }
+    private var drawsTurned: Bool { rotation.then(bufferRotation) != .upright }
 
     func relayout(_ newInfo: DisplayInfo) {
         guard newInfo != windowInfo else { return }
@@ -69,14 +66,13 @@ final class Stage {
         scene.layout(info)
     }
 
-    /// The window's buffer now goes `r` quarter turns clockwise from the surface.
-    func setBufferRotation(_ r: Int) { turn(\.bufferRotation, to: r, relayout: false) }
+    /// The window's buffer is now turned `r` from the surface.
+    func setBufferRotation(_ r: Rotation) { turn(\.bufferRotation, to: r, relayout: false) }
 
     /// Changes the app rotation live: a relayout in the new size.
-    func setRotation(_ r: Int) { turn(\.rotation, to: r, relayout: true) }
+    func setRotation(_ r: Rotation) { turn(\.rotation, to: r, relayout: true) }
 
-    private func turn(_ which: ReferenceWritableKeyPath<Stage, Int>, to r: Int, relayout: Bool) {
-        let r = ((r % 4) + 4) % 4
+    private func turn(_ which: ReferenceWritableKeyPath<Stage, Rotation>, to r: Rotation, relayout: Bool) {
         guard r != self[keyPath: which] else { return }
         self[keyPath: which] = r
         repaintsAll = true
@@ -84,19 +80,19 @@ final class Stage {
     }
 
     /// Scene (logical) → window coordinates, in points.
-    var sceneToWindow: AffineTransform { AffineTransform.quarterTurns(rotation, into: windowInfo.size.width, windowInfo.size.height) }
+    var sceneToWindow: AffineTransform { AffineTransform.turning(rotation, into: windowInfo.size.width, windowInfo.size.height) }
     /// Scene (logical) → buffer coordinates, in points: the app rotation, then the buffer's.
     var sceneToBuffer: AffineTransform { sceneToWindow.concatenating(windowToBuffer) }
     /// Window (surface) → buffer coordinates, in points: the buffer's turn.
     private var windowToBuffer: AffineTransform {
         let w = windowInfo.size.width, h = windowInfo.size.height
-        let turned = bufferRotation % 2 == 1 ? (h, w) : (w, h)
-        return AffineTransform.quarterTurns(bufferRotation, into: turned.0, turned.1)
+        let turned = bufferRotation.swapsSides ? (h, w) : (w, h)
+        return AffineTransform.turning(bufferRotation, into: turned.0, turned.1)
     }
     /// Window (surface) coordinates → scene coordinates, for touches and the pointer.
     func toScene(_ p: Point) -> Point { sceneToWindow.inverted!.apply(p) }
     func toScene(_ batch: TouchBatch) -> TouchBatch {
-        guard rotation != 0 else { return batch }
+        guard rotation != .upright else { return batch }
         return TouchBatch(time: batch.time, points: batch.points.map { TouchPoint(id: $0.id, phase: $0.phase, location: toScene($0.location)) })
     }
 
@@ -195,7 +191,7 @@ final class Stage {
         drawn.seconds += lastDrawDuration
         drawn.longest = max(drawn.longest, lastDrawDuration)
         drawTimes.record(lastDrawDuration)
-        if showsStats, let c = bufferRotation == 0 ? canvas : canvas.turned(by: windowToBuffer, size: windowInfo.size),
+        if showsStats, let c = bufferRotation == .upright ? canvas : canvas.turned(by: windowToBuffer, size: windowInfo.size),
            c.isVisible(statsRect), let font = fonts?.font("DejaVu Sans Mono", points: 16, scale: windowInfo.scale) {
             c.fillRoundedRect(statsRect, radius: 8, color: Color.black.withAlpha(0.7))
             c.draw(font.layout(statsText), at: Point(x: statsRect.minX + 12, y: statsRect.midY + font.ascent / 2 - 2), color: Color.leaf)
