@@ -37,7 +37,11 @@ open class GestureRecognizer {
     public var cancelsTouchesInView = true
     /// Return true for recognizers allowed to recognize together with this one (pinch + rotate).
     public var recognizesSimultaneously: (GestureRecognizer) -> Bool = { _ in false }
+    /// What the gesture is called in diagnostics (`GestureRecognizer.onRecognized`).
     public var name = ""
+    /// Told whenever any named recognizer begins or recognizes: the live kiosk logs it at
+    /// debug level, so a gesture performed on a panel can be checked from its journal.
+    nonisolated(unsafe) public static var onRecognized: ((GestureRecognizer) -> Void)?
     /// Whether this recognizer is to see `touch` at all, asked once at touch-down (UIKit's
     /// delegate `gestureRecognizer(_:shouldReceive:)`): a touch refused is not tracked and
     /// cannot make the recognizer fail.
@@ -108,6 +112,7 @@ open class GestureRecognizer {
         state = new
         pendingState = nil
         if new != .failed && new != .possible { for a in actions { a(self) } }
+        if new == .began || new == .recognized, !name.isEmpty { Self.onRecognized?(self) }
     }
 
     func resetToPossible() {

@@ -238,6 +238,11 @@ public final class SwipeGestureRecognizer: GestureRecognizer {
         public init(rawValue: Int) { self.rawValue = rawValue }
         public static let right = Direction(rawValue: 1), left = Direction(rawValue: 2)
         public static let up = Direction(rawValue: 4), down = Direction(rawValue: 8)
+        /// "left", "right", "up", "down" (several joined by "+").
+        public var words: String {
+            [(Direction.left, "left"), (.right, "right"), (.up, "up"), (.down, "down")]
+                .filter { contains($0.0) }.map(\.1).joined(separator: "+")
+        }
     }
     public var direction: Direction = .right
     public var numberOfTouchesRequired = 1

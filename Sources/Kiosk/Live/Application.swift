@@ -115,8 +115,16 @@ final class Application: WindowDelegate, InputSink {
             // Ready once people can see it: the unit's start waits for this.
             self?.notifier?.send("READY=1", "STATUS=\(self?.statusLine ?? "running")")
             self?.requestFilePageTrim()
+            self?.logLabelledViews()
         }
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
+        if log.logLevel <= .debug {
+            GestureRecognizer.onRecognized = { [weak self] r in
+                self?.log.debug("gesture: \(Application.describe(r))")
+                // A drag or a switch may have moved what the next touch aims at.
+                if r.state == .recognized { self?.scheduler.schedule(after: 0) { self?.logLabelledViews() } }
+            }
+        }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
         settings.apply = { [weak self] new, old in self?.apply(new, over: old) }
         settings.onReload = { [weak self] applied in self?.metrics.reloads[applied ? "applied" : "refused", default: 0] += 1 }
@@ -197,6 +205,7 @@ final class Application: WindowDelegate, InputSink {
                     self?.metrics.sceneSwitches += 1
                     self?.noteShown()
                     self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
+                    self?.logLabelledViews()
                 }
                 let saver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
                                                   blankDelay: current.blankDelay, log: { [log] in log.notice("\($0)") },
@@ -235,6 +244,28 @@ final class Application: WindowDelegate, InputSink {
     func window(_ window: Window, draw canvas: Canvas) {
         stage?.draw(in: canvas)
         if window.framesPresented == 0 { logPhase("first frame drawn") }
+    }
+
+    /// "swipe right recognized", "hold began": a recognizer as the debug log names it.
+    static func describe(_ r: GestureRecognizer) -> String {
+        var what = r.name
+        if let s = r as? SwipeGestureRecognizer { what += " " + s.recognizedDirection.words }
+        if let e = r as? ScreenEdgePanGestureRecognizer { what += " from the \(e.edge)" }
+        return what + (r.state == .began ? " began" : " recognized")
+    }
+
+    /// At debug level, where the scene on screen has its labelled controls (scene points):
+    /// what a check that touches them live aims at.
+    private func logLabelledViews() {
+        guard log.logLevel <= .debug, let root = (shell?.activeScene as? ViewScene)?.root else { return }
+        func visit(_ v: View) {
+            if let label = v.accessibilityLabel, !v.isHidden {
+                let f = v.convert(v.bounds, to: nil)
+                log.debug("view: \(label) at \(format(f.minX)),\(format(f.minY)) size \(format(f.width))x\(format(f.height))")
+            }
+            v.subviews.forEach(visit)
+        }
+        visit(root)
     }
 
     /// Startup timing at debug level: where the time to the first frame goes.

@@ -48,6 +48,7 @@ final class ShellChrome {
         root.addSubview(bar)
         root.addSubview(veil)
         adminHold.numberOfTouchesRequired = 3
+        adminHold.name = "admin hold"
         adminHold.minimumPressDuration = Self.adminHoldSeconds
         adminHold.allowableMovement = .millimetres(8)
         adminHold.isEnabled = false
@@ -179,6 +180,7 @@ final class EdgeZone: View {
     var edge: ScreenEdgePanGestureRecognizer.Edge { pan.edge }
     init(edge: ScreenEdgePanGestureRecognizer.Edge) {
         pan = ScreenEdgePanGestureRecognizer(edge: edge)
+        pan.name = "edge swipe"
         super.init(frame: .zero)
         isMultipleTouchEnabled = true
         addGestureRecognizer(pan)

@@ -69,6 +69,9 @@ public final class TouchTestScene: ViewScene {
             spinnerAngle = gestureStartAngle + g.rotation
             applySpinner()
         }
+        pinch.name = "pinch"
+        rotate.name = "rotate"
+        spinner.accessibilityLabel = "spinner"
         spinner.addGestureRecognizer(pinch)
         spinner.addGestureRecognizer(rotate)
         root.addSubview(spinner)
@@ -85,6 +88,7 @@ public final class TouchTestScene: ViewScene {
             follower.center = Point(x: finger.x, y: finger.y - lift - follower.bounds.height / 2)
         }
         drag.minimumDistance = .points(0)
+        drag.name = "drag"
         follower.addGestureRecognizer(drag)
         root.addSubview(follower)
 
@@ -104,6 +108,8 @@ public final class TouchTestScene: ViewScene {
         hold.minimumPressDuration = 1
         hold.allowableMovement = .millimetres(4)
         hold.cancelsTouchesInView = false
+        hold.name = "hold"
+        holdButton.accessibilityLabel = "hold button"
         holdButton.addGestureRecognizer(hold)
         root.addSubview(holdButton)
         bubble.text = "Held for 1 s — release to close"
@@ -129,6 +135,8 @@ public final class TouchTestScene: ViewScene {
             target.alpha = 0.3
             View.animate(duration: 0.3, animations: { self.target.alpha = 1 })
         }
+        tap.name = "tap"
+        target.accessibilityLabel = "small target"
         target.addGestureRecognizer(tap)
         root.addSubview(target)
         spinnerCaption.text = "Two fingers: turn and pinch"
@@ -155,6 +163,7 @@ public final class TouchTestScene: ViewScene {
         }
         swipe.direction = [.left, .right, .up, .down]
         swipe.cancelsTouchesInView = false
+        swipe.name = "swipe"
         grid.addGestureRecognizer(swipe)
 
         fingers.isUserInteractionEnabled = false

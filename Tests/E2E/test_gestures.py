@@ -1,0 +1,144 @@
+"""Every gesture a visitor or an operator makes, performed live with real timing under weston and
+under the strict compositor: once as the first input after 2 s without any (visitors arrive
+after minutes of nothing; no frame is drawn meanwhile), and once right after another gesture.
+Each must be recognized — the kiosk's debug log names what its recognizers saw
+(`gesture: swipe right recognized`) and where its labelled controls are (`view: …`)."""
+import re
+import time
+
+import pytest
+
+from harness import Kiosk, Strict, Weston
+
+ESCAPE = 1
+PIN = '[admin]\npin = "2580"\n'
+
+
+@pytest.fixture(params=["weston", "strict"])
+def compositor(request):
+    c = Weston() if request.param == "weston" else Strict()
+    yield c
+    c.close()
+
+
+def views(k):
+    """The latest place of each labelled control, as the kiosk logged it: label → (x, y, w, h)."""
+    rx = re.compile(r"view: (.+) at ([-\d.]+),([-\d.]+) size ([\d.]+)x([\d.]+)")
+    found = {}
+    for line in k.stderr.splitlines():
+        if m := rx.search(line):
+            found[m.group(1)] = tuple(float(v) for v in m.groups()[1:])
+    return found
+
+
+def centre(k, label):
+    x, y, w, h = views(k)[label]
+    return round(x + w / 2), round(y + h / 2)
+
+
+def stroke(c, finger, start, end, steps=4, step_time=0.02):
+    """One finger from `start` to `end` in `steps` moves, `step_time` apart."""
+    (x0, y0), (x1, y1) = start, end
+    c.send(f"down {finger} {x0} {y0}", "frame")
+    for i in range(1, steps + 1):
+        time.sleep(step_time)
+        c.send(f"motion {finger} {x0 + (x1 - x0) * i // steps} {y0 + (y1 - y0) * i // steps}", "frame")
+    c.send(f"up {finger}", "frame")
+
+
+def tap(c, k):
+    x, y = centre(k, "small target")
+    c.send(f"down 0 {x} {y}", "frame")
+    time.sleep(0.05)
+    c.send("up 0", "frame")
+
+
+def hold(c, k):
+    x, y = centre(k, "hold button")
+    c.send(f"down 0 {x} {y}", "frame")
+    time.sleep(1.3)
+    c.send("up 0", "frame")
+
+
+def drag(c, k):
+    x, y = centre(k, "follower")
+    stroke(c, 0, (x, y), (x - 60, y + 40), steps=6)
+
+
+def pinch_and_turn(c, k):
+    x, y = centre(k, "spinner")
+    c.send(f"down 1 {x - 40} {y}", f"down 2 {x + 40} {y}", "frame")
+    for i in range(1, 7):
+        time.sleep(0.02)
+        c.send(f"motion 1 {x - 40 - 4 * i} {y - 4 * i}", f"motion 2 {x + 40 + 4 * i} {y + 4 * i}", "frame")
+    c.send("up 1", "up 2", "frame")
+
+
+def swipe(direction):
+    ends = {"right": (1120, 600), "left": (480, 600), "down": (800, 920), "up": (800, 280)}
+
+    def perform(c, k):
+        stroke(c, 0, (800, 600), ends[direction], step_time=0.025)
+    return perform
+
+
+def edge_swipes(c, k):
+    """In from the right (the next scene), then in from the left (back to the touch test)."""
+    stroke(c, 0, (1918, 950), (1700, 950))
+    k.wait_for(r"scene: lander", count=edge_swipes.count + 1)
+    time.sleep(0.4)  # the cross-fade
+    stroke(c, 0, (1, 950), (220, 950))
+
+
+def admin_hold(c, k):
+    c.send("down 1 40 40", "down 2 100 60", "down 3 60 110", "frame")
+    time.sleep(3.3)
+    c.send("up 1", "up 2", "up 3", "frame")
+    k.wait_for(r"admin panel opened", count=admin_hold.count + 1)
+    c.send(f"key {ESCAPE}")
+    k.wait_for(r"admin panel closed", count=admin_hold.count + 1)
+
+
+# What each gesture must make the recognizers say (each line once more than before).
+GESTURES = [
+    ("tap", tap, ["tap recognized"]),
+    ("hold", hold, ["hold began"]),
+    ("drag", drag, ["drag began"]),
+    ("pinch and turn", pinch_and_turn, ["pinch began", "rotate began"]),
+    *[(f"swipe {d}", swipe(d), [f"swipe {d} recognized"]) for d in ("right", "left", "down", "up")],
+    ("edge swipes", edge_swipes, ["edge swipe from the right began", "edge swipe from the left began"]),
+    ("admin hold", admin_hold, ["admin hold began"]),
+]
+
+
+def test_every_gesture_first_after_a_pause_and_right_after_another(compositor, tmp_path):
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text(PIN)
+    k = Kiosk(compositor, "--verbose", "--config", str(cfg), "--scene", "touch", "--idle-timeout", "0",
+              env=compositor.env(XDG_STATE_HOME=str(tmp_path)), protocol=False)
+    try:
+        k.wait_for(r"first frame shown")
+        k.wait_for(r"view: small target")
+        edge_swipes.count = admin_hold.count = 0
+        missed = []
+        for pause in (2.0, 0.0):
+            for name, perform, said in GESTURES:
+                before = {s: k.stderr.count(f"gesture: {s}") for s in said}
+                time.sleep(pause)
+                perform(compositor, k)
+                for s in said:
+                    try:
+                        k.wait_for(re.escape(f"gesture: {s}"), count=before[s] + 1, timeout=5)
+                    except Exception:
+                        missed.append(f"{name} ({'after a pause' if pause else 'right after another'}): no '{s}'")
+                if perform is edge_swipes:
+                    edge_swipes.count += 1
+                if perform is admin_hold:
+                    admin_hold.count += 1
+                time.sleep(0.3 if not pause else 0)
+        assert not missed, "\n".join(missed) + "\n" + "\n".join(l for l in k.stderr.splitlines() if "gesture:" in l)
+        if isinstance(compositor, Strict):
+            compositor.assert_clean()
+        assert k.proc.poll() is None
+    finally:
+        k.close()
