@@ -53,13 +53,13 @@ import Testing
         let r = ShellTests.Rig(idle: 30, start: "tiles")
         var outcomes: [AdminPanel.Outcome] = []
         let panel = AdminPanel(fonts: FontCache(), scheduler: r.scheduler, settings: Settings()) { outcomes.append($0) }
-        r.shell.showOverlay(panel)
+        r.shell.show(.admin(panel))
         r.wait(0.1)
         r.shell.handle(KeyEvent(keysym: 0xff1b, text: "", pressed: true, time: r.now)) // Escape
         #expect(outcomes == [.cancel])
-        r.shell.closeOverlay()
+        r.shell.show(.scene)
         #expect(r.shell.overlay == nil)
-        r.shell.showOverlay(AdminPanel(fonts: FontCache(), scheduler: r.scheduler, settings: Settings()) { _ in })
+        r.shell.show(.admin(AdminPanel(fonts: FontCache(), scheduler: r.scheduler, settings: Settings()) { _ in }))
         r.wait(31)
         #expect(r.shell.showingScreensaver && r.shell.overlay == nil)
     }

@@ -102,7 +102,7 @@ private func hours(_ text: String) throws -> OpeningHours { try OpeningHours.par
         let hours = OpeningHoursController(hours: try OpeningHours.parse("Mon-Fri 08:00-20:00"), scheduler: r.scheduler,
                                            wallClock: { friday + Int(r.now) }) { open in
             changes.append(open)
-            r.saver.isClosed = !open
+            r.saver.openingHoursChanged(open: open)
         }
         let p = r.tiles.board.convert(r.tiles.tileFrame(index: 4).center, to: nil)
         r.tap(p.x, p.y)

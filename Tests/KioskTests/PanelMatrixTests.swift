@@ -50,8 +50,8 @@ import Glibc
             renderer.run(until: 0.1)
             switch screen {
             case "lander-help": (shell.current as! LanderScene).showHelp()
-            case "admin": shell.showOverlay(AdminPanel(fonts: fonts, scheduler: s, settings: Settings()) { _ in })
-            case "screensaver": shell.showScreensaver()
+            case "admin": shell.show(.admin(AdminPanel(fonts: fonts, scheduler: s, settings: Settings()) { _ in }))
+            case "screensaver": shell.show(.screensaver)
             default: break
             }
             // The screensaver a few seconds in, when words are falling all over.

@@ -200,7 +200,7 @@ import Glibc
     @Test func theApplicationHearsWhenTheScreensaverStartsAndEnds() {
         let r = Rig(idle: 5)
         var events: [Bool] = []
-        r.saver.onChange = { events.append($0) }
+        r.saver.onChange = { _ in events.append(r.shell.showing.isScreensaver) }
         r.wait(5.1)
         r.tap(100, 700)
         r.wait(5.1)

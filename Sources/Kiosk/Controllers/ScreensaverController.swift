@@ -1,14 +1,15 @@
 import KioskCore
 import KioskUI
 
-/// When the screensaver comes, and when the screen may go dark under it: after `idleTimeout`
-/// seconds with nobody at the kiosk (no input, no panel opened or closed) the shell shows the
+/// When the screensaver comes, and when the screen may go dark: after `idleTimeout` seconds
+/// with nobody at the kiosk (no input, no panel opened or closed) the shell shows the
 /// screensaver; `blankDelay` seconds into it the idle inhibitor is let go (`inhibitIdle(false)`)
 /// so the compositor may blank the screen, and it is taken back when someone wakes the kiosk.
 /// Both are settable live (a settings reload); 0 means never.
 ///
-/// Outside the opening hours (`isClosed`) the screen is black and may sleep: nothing times out,
-/// the inhibitor is let go, and a touch shows the screensaver for `afterHoursWake` seconds.
+/// Outside the opening hours (`openingHoursChanged`) the screen is black and may sleep: nothing
+/// times out, the inhibitor is let go, and a touch shows the screensaver for `afterHoursWake`
+/// seconds. What the screen shows is the shell's (`Shell.showing`); this only reacts to it.
 final class ScreensaverController {
     private let shell: Shell
     private let scheduler: Scheduler
@@ -16,37 +17,20 @@ final class ScreensaverController {
     private let log: ((String) -> Void)?
     private var idleTimer: ScheduledTimer?
     private var blankTimer: ScheduledTimer?
-    /// Told when the screensaver starts (true) and ends (false), after this has acted on it.
-    var onChange: ((Bool) -> Void)?
+    private var afterHoursTimer: ScheduledTimer?
+    /// Told after this has acted on a change of what the screen shows (the old value).
+    var onChange: ((Showing) -> Void)?
 
     var idleTimeout: Double { didSet { if idleTimeout != oldValue { restartIdleTimer() } } }
     /// Takes effect from the next time the screensaver starts.
     var blankDelay: Double
     /// Seconds a touch after hours shows the screensaver.
     var afterHoursWake = 60.0
-    private var afterHoursTimer: ScheduledTimer?
     /// Told when the screen goes black for closing time (true) and when it shows something
     /// again (false): where the compositor can, the application turns the output off and on.
     var onDark: ((Bool) -> Void)?
-
-    var isClosed = false {
-        didSet {
-            guard isClosed != oldValue else { return }
-            idleTimer?.cancel(); idleTimer = nil
-            blankTimer?.cancel(); blankTimer = nil
-            afterHoursTimer?.cancel(); afterHoursTimer = nil
-            if isClosed {
-                shell.close()
-                inhibitIdle(false)
-                onDark?(true)
-            } else {
-                onDark?(false)
-                shell.open()
-                inhibitIdle(true)
-                restartIdleTimer()
-            }
-        }
-    }
+    /// Whether the opening hours have the kiosk open now (the opening-hours controller's).
+    var isOpen: () -> Bool = { true }
 
     init(shell: Shell, scheduler: Scheduler, idleTimeout: Double, blankDelay: Double = 0,
          log: ((String) -> Void)? = nil, inhibitIdle: @escaping (Bool) -> Void = { _ in }) {
@@ -58,48 +42,66 @@ final class ScreensaverController {
         self.inhibitIdle = inhibitIdle
         shell.onActivity = { [weak self] in self?.restartIdleTimer() }
         shell.onAfterHoursTouch = { [weak self] in self?.afterHoursTouch() }
-        shell.onScreensaverChange = { [weak self] on in self?.screensaverChanged(on) }
-        if shell.showingScreensaver { screensaverChanged(true) } else { restartIdleTimer() }
+        shell.onShowingChange = { [weak self] old in self?.showingChanged(from: old) }
+        if shell.showing == .screensaver { startBlankTimer() } else { restartIdleTimer() }
+    }
+
+    /// The opening hours flipped: black at closing time (an open admin panel closes too), a
+    /// fresh start at opening time (an open admin panel stays; closing it shows the scene).
+    func openingHoursChanged(open: Bool) {
+        if !open { shell.show(.closed) } else if shell.showing.isClosed { shell.show(.scene) }
     }
 
     /// Someone at the kiosk after hours: the screensaver for a while (longer while they stay).
     private func afterHoursTouch() {
-        if !shell.showingScreensaver { onDark?(false) }
-        shell.showScreensaver()
+        shell.show(.afterHoursWake)
         afterHoursTimer?.cancel()
         afterHoursTimer = scheduler.schedule(after: afterHoursWake) { [weak self] in
-            guard let self, self.isClosed else { return }
+            guard let self, self.shell.showing == .afterHoursWake else { return }
             self.afterHoursTimer = nil
-            self.shell.endScreensaver()
-            self.onDark?(true)
+            self.shell.show(.closed)
         }
     }
 
     private func restartIdleTimer() {
         idleTimer?.cancel()
         idleTimer = nil
-        guard idleTimeout > 0, !shell.showingScreensaver, !isClosed else { return }
-        idleTimer = scheduler.schedule(after: idleTimeout) { [weak self] in self?.shell.showScreensaver() }
+        guard idleTimeout > 0, shell.showing == .scene || shell.showing.isAdmin else { return }
+        // An admin panel left open after hours gives way to black, not to the screensaver.
+        idleTimer = scheduler.schedule(after: idleTimeout) { [weak self] in
+            guard let self else { return }
+            self.shell.show(self.isOpen() ? .screensaver : .closed)
+        }
     }
 
-    private func screensaverChanged(_ on: Bool) {
+    private func startBlankTimer() {
+        guard blankDelay > 0 else { return }
+        blankTimer = scheduler.schedule(after: blankDelay) { [weak self] in
+            self?.log?("screensaver: letting the screen blank")
+            self?.inhibitIdle(false)
+        }
+    }
+
+    private func showingChanged(from old: Showing) {
         blankTimer?.cancel()
         blankTimer = nil
-        // After hours the screen stays free to sleep whatever shows.
-        guard !isClosed else { onChange?(on); return }
-        if on {
+        let now = shell.showing
+        if old.isDark != now.isDark { onDark?(now.isDark) }
+        switch now {
+        case .screensaver:
             idleTimer?.cancel()
             idleTimer = nil
-            if blankDelay > 0 {
-                blankTimer = scheduler.schedule(after: blankDelay) { [weak self] in
-                    self?.log?("screensaver: letting the screen blank")
-                    self?.inhibitIdle(false)
-                }
-            }
-        } else {
+            startBlankTimer()
+        case .scene, .admin:
             inhibitIdle(true)
             restartIdleTimer()
+        case .closed, .afterHoursWake:
+            // After hours the screen stays free to sleep whatever shows.
+            idleTimer?.cancel()
+            idleTimer = nil
+            inhibitIdle(false)
         }
-        onChange?(on)
+        if !now.isClosed { afterHoursTimer?.cancel(); afterHoursTimer = nil }
+        onChange?(old)
     }
 }

@@ -57,8 +57,7 @@ func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300
         SceneCatalog.make($0, fonts: fonts, scheduler: scheduler)!
     }
     let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: 60)
-    var screensaverWas = false
-    screensaver.onChange = { on in if on, !screensaverWas { report.screensavers += 1 }; screensaverWas = on }
+    screensaver.onChange = { [unowned shell] old in if shell.showing.isScreensaver && !old.isScreensaver { report.screensavers += 1 } }
     let clock = ManualClock()
     let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: size), clock: clock)
     var rng = SplitMix64(seed: seed)

@@ -16,14 +16,20 @@ final class Application: WindowDelegate, InputSink {
     private let window: Window
     private var preparation: ScenePreparation?
     private let scheduler: LoopScheduler
-    private var stage: Stage?
-    private var shell: Shell? { stage?.scene as? Shell }
+    /// What runs once the window has its size, built once (`start`).
+    private var running: Running?
+    private struct Running {
+        let stage: Stage
+        let shell: Shell
+        let screensaver: ScreensaverController
+        let openingHours: OpeningHoursController
+    }
+    private var stage: Stage? { running?.stage }
+    private var shell: Shell? { running?.shell }
     private let startNS: UInt64
     private let store: StateStore
     private let settings: SettingsController
     let saver: StateSaver
-    private var screensaver: ScreensaverController?
-    private var openingHours: OpeningHoursController?
     /// The fleet's numbers, and the file node_exporter reads them from (`[metrics] textfile`).
     private let metrics = KioskMetrics(startTime: wallClockNow())
     private var metricsFile: MetricsTextfile?
@@ -39,11 +45,15 @@ final class Application: WindowDelegate, InputSink {
         }
     }
 
-    /// What `STATUS=` says: the scene on screen, or the screensaver.
+    /// What `STATUS=` says: the scene on screen, the screensaver, closing time.
     private var statusLine: String {
         guard let shell else { return "running" }
-        if shell.isClosed { return shell.showingScreensaver ? "closed (screensaver for a visitor)" : "closed (outside the opening hours)" }
-        return shell.showingScreensaver ? "screensaver" : "showing \(shell.currentName)"
+        switch shell.showing {
+        case .closed: return "closed (outside the opening hours)"
+        case .afterHoursWake: return "closed (screensaver for a visitor)"
+        case .screensaver: return "screensaver"
+        case .scene, .admin: return "showing \(shell.currentName)"
+        }
     }
 
     /// Makes scenes by name with `settings` (theme folder: the setting, else `$KIOSK_THEME_DIR`).
@@ -88,11 +98,8 @@ final class Application: WindowDelegate, InputSink {
             let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler,
                               startInScreensaver: startInScreensaver, store: store,
                               make: Application.sceneMaker(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log))
-            shell.showsSceneBar = current.sceneBar
-            shell.adminCorner = current.adminGesture
-            shell.resetsOnWake = current.idleReset
-            // A scene asked for on the command line is this run's start scene.
-            shell.homeScene = overrides.scene.flatMap(SceneCatalog.canonicalName) ?? current.start
+            // Before the first layout: the bar decides where the scene's content goes.
+            Application.configure(shell, with: current, overrides: overrides)
             return shell
         }
         prep.start()
@@ -186,53 +193,61 @@ final class Application: WindowDelegate, InputSink {
 
     func window(_ window: Window, didChange info: DisplayInfo) {
         log.info("display: \(info.size) pt, scale \(info.scale), rotation \(info.rotation)")
-        stage?.setBufferRotation(window.bufferRotation)
-        if let stage { stage.relayout(info) } else if let prep = preparation {
-            logPhase("configured")
-            let (scene, fonts) = prep.join()
-            logPhase("scene ready")
-            let current = settings.current
-            stage = Stage(scene: scene, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
-            stage?.setBufferRotation(window.bufferRotation)
-            stage?.fonts = fonts
-            stage?.showsStats = current.stats
-            saver.scene = scene
-            if let shell = scene as? Shell {
-                shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
-                noteShown()
-                shell.onSceneChange = { [weak self] name in
-                    self?.log.notice("scene: \(name)")
-                    self?.metrics.sceneSwitches += 1
-                    self?.noteShown()
-                    self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
-                    self?.logLabelledViews()
-                }
-                let saver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
-                                                  blankDelay: current.blankDelay, log: { [log] in log.notice("\($0)") },
-                                                  inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
-                saver.onChange = { [weak self] on in
-                    self?.log.notice(on ? "screensaver started" : "screensaver ended")
-                    if on { self?.metrics.screensaverActivations += 1; self?.requestFilePageTrim() }
-                    self?.noteShown()
-                    self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
-                }
-                saver.afterHoursWake = current.afterHoursWake
-                saver.onDark = { [weak self] dark in
-                    guard let self else { return }
-                    if self.display.setOutputsPowered(!dark) { self.log.notice(dark ? "turning the screen off" : "turning the screen on") }
-                    if dark { self.requestFilePageTrim() }
-                }
-                screensaver = saver
-                openingHours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak saver] open in
-                    self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
-                    saver?.isClosed = !open
-                    self?.notifier?.send("STATUS=\(self?.statusLine ?? "")")
-                    self?.noteShown()
-                }
-            }
+        if let stage {
+            stage.setBufferRotation(window.bufferRotation)
+            stage.relayout(info)
+        } else if let prep = preparation {
             preparation = nil
-            setMetricsFile(current.metricsTextfile)
+            start(prep, info: info)
         }
+    }
+
+    /// The window has its size: the prepared shell goes on stage, the controllers that decide
+    /// what it shows start, and the settings apply — once.
+    private func start(_ prep: ScenePreparation, info: DisplayInfo) {
+        logPhase("configured")
+        let (scene, fonts) = prep.join()
+        logPhase("scene ready")
+        let current = settings.current
+        let stage = Stage(scene: scene, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
+        stage.setBufferRotation(window.bufferRotation)
+        stage.fonts = fonts
+        saver.scene = scene
+        let shell = scene as! Shell
+        shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
+        shell.onSceneChange = { [weak self] name in
+            self?.log.notice("scene: \(name)")
+            self?.metrics.sceneSwitches += 1
+            self?.shown()
+        }
+        let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
+                                                log: { [log] in log.notice("\($0)") },
+                                                inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
+        screensaver.onChange = { [weak self] old in self?.showingChanged(from: old) }
+        screensaver.onDark = { [weak self] dark in
+            guard let self else { return }
+            if self.display.setOutputsPowered(!dark) { self.log.notice(dark ? "turning the screen off" : "turning the screen on") }
+            if dark { self.requestFilePageTrim() }
+        }
+        let hours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak screensaver] open in
+            self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
+            screensaver?.openingHoursChanged(open: open)
+        }
+        screensaver.isOpen = { [weak hours] in hours?.isOpen ?? true }
+        running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours)
+        apply(current, over: nil)
+        shown()
+    }
+
+    /// What the screen shows changed (`Shell.showing`; `old` before): the journal, the
+    /// metrics and the service's status say so.
+    private func showingChanged(from old: Showing) {
+        guard let shell else { return }
+        if old.isScreensaver != shell.showing.isScreensaver {
+            log.notice(shell.showing.isScreensaver ? "screensaver started" : "screensaver ended")
+            if shell.showing.isScreensaver { metrics.screensaverActivations += 1; requestFilePageTrim() }
+        }
+        shown()
     }
 
     func windowNeedsFrame(_ window: Window) -> Bool { stage?.needsFrame ?? false }
@@ -297,42 +312,57 @@ final class Application: WindowDelegate, InputSink {
         log.notice("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen)\(words), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
     }
 
-    /// New settings, live. Scenes whose settings changed are saved and rebuilt (they keep
-    /// their state); only the start scene waits for the next start.
-    private func apply(_ new: Settings, over old: Settings) {
-        guard let stage else { return }
-        screensaver?.idleTimeout = new.idleTimeout
-        screensaver?.blankDelay = new.blankDelay
-        screensaver?.afterHoursWake = new.afterHoursWake
-        openingHours?.hours = new.hours
-        if let shell {
-            shell.showsSceneBar = new.sceneBar
-            shell.adminCorner = new.adminGesture
-            shell.resetsOnWake = new.idleReset
-            shell.homeScene = settings.overrides.scene.flatMap(SceneCatalog.canonicalName) ?? new.start
-            var rebuild = Set<String>()
-            if new.words != old.words { rebuild.insert("words") }
-            if new.padSide != old.padSide { rebuild.insert("lander") }
-            if new.theme != old.theme { rebuild.formUnion(["lander", "tiles"]) }
-            if let fonts = stage.fonts, new.scenes != old.scenes || !rebuild.isEmpty {
-                // A scene asked for on the command line stays reachable, as at start.
-                let asked = settings.overrides.scene.flatMap(SceneCatalog.canonicalName)
-                let names = asked.map { new.scenes.contains($0) ? new.scenes : new.scenes + [$0] } ?? new.scenes
-                shell.reconfigure(names: names, rebuild: rebuild,
-                                  make: Application.sceneMaker(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
-            }
+    /// The shell's part of the settings, in one place: at start (on the preparation thread,
+    /// before the first layout) and on every reload.
+    static func configure(_ shell: Shell, with s: Settings, overrides: Overrides) {
+        shell.showsSceneBar = s.sceneBar
+        shell.adminCorner = s.adminGesture
+        shell.resetsOnWake = s.idleReset
+        // A scene asked for on the command line is this run's start scene.
+        shell.homeScene = overrides.scene.flatMap(SceneCatalog.canonicalName) ?? s.start
+    }
+
+    /// Settings, at start (`old` nil) and live on every reload. Scenes whose settings changed
+    /// are saved and rebuilt (they keep their state); only the start scene waits for the next
+    /// start.
+    private func apply(_ new: Settings, over old: Settings?) {
+        guard let running else { return }
+        running.screensaver.idleTimeout = new.idleTimeout
+        running.screensaver.blankDelay = new.blankDelay
+        running.screensaver.afterHoursWake = new.afterHoursWake
+        running.openingHours.hours = new.hours
+        if let old {
+            Application.configure(running.shell, with: new, overrides: settings.overrides)
+            rebuildScenes(new, over: old)
         }
         if new.metricsTextfile != metricsFile?.path { setMetricsFile(new.metricsTextfile) }
-        stage.showsStats = new.stats
-        stage.setRotation(new.rotate)
+        running.stage.showsStats = new.stats
+        running.stage.setRotation(new.rotate)
+    }
+
+    private func rebuildScenes(_ new: Settings, over old: Settings) {
+        guard let shell, let fonts = stage?.fonts else { return }
+        var rebuild = Set<String>()
+        if new.words != old.words { rebuild.insert("words") }
+        if new.padSide != old.padSide { rebuild.insert("lander") }
+        if new.theme != old.theme { rebuild.formUnion(["lander", "tiles"]) }
+        guard new.scenes != old.scenes || !rebuild.isEmpty else { return }
+        // A scene asked for on the command line stays reachable, as at start.
+        let asked = settings.overrides.scene.flatMap(SceneCatalog.canonicalName)
+        let names = asked.map { new.scenes.contains($0) ? new.scenes : new.scenes + [$0] } ?? new.scenes
+        shell.reconfigure(names: names, rebuild: rebuild,
+                          make: Application.sceneMaker(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
     }
 
     // MARK: Fleet metrics
 
-    /// Tells the metrics what is on screen now: a scene, the screensaver, or closing time's black.
-    private func noteShown() {
+    /// Tells the metrics and the service's status what is on screen now: a scene, the
+    /// screensaver, or closing time's black.
+    private func shown() {
         guard let shell else { return }
         metrics.showing(shell.showingScreensaver ? "screensaver" : shell.isClosed ? "closed" : shell.currentName, now: MonotonicClock.now())
+        notifier?.send("STATUS=\(statusLine)")
+        if !shell.showing.isScreensaver && !shell.showing.isClosed { logLabelledViews() }
     }
 
     private func setMetricsFile(_ path: String?) {
@@ -341,7 +371,7 @@ final class Application: WindowDelegate, InputSink {
         guard let path else { return }
         let file = MetricsTextfile(path: path, scheduler: scheduler, report: { [log] in log.warning("\($0)") }) { [weak self] in
             guard let self, let stage = self.stage else { return "" }
-            let readings = KioskMetrics.Readings(frameDraw: stage.drawTimes, open: self.openingHours?.isOpen ?? true,
+            let readings = KioskMetrics.Readings(frameDraw: stage.drawTimes, open: self.running?.openingHours.isOpen ?? true,
                                                  residentBytes: currentRSSKiB() * 1024, saveFailures: self.store.saveFailures)
             return self.metrics.text(readings, now: MonotonicClock.now())
         }
@@ -361,11 +391,14 @@ final class Application: WindowDelegate, InputSink {
         let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings.current, lock: adminLock) { [weak self] outcome in
             // After the touch that chose it has been delivered, not in the middle of it.
             self?.scheduler.schedule(after: 0) {
-                self?.shell?.closeOverlay()
-                self?.settings.panelClosed(outcome)
+                guard let self else { return }
+                if let running = self.running, running.shell.showing.isAdmin {
+                    running.shell.show(running.openingHours.isOpen ? .scene : .closed)
+                }
+                self.settings.panelClosed(outcome)
             }
         }
-        shell.showOverlay(panel)
+        shell.show(.admin(panel))
     }
 
     // MARK: InputSink

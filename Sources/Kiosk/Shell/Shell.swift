@@ -3,12 +3,41 @@ import KioskRender
 import KioskUI
 import KioskScenes
 
+/// What the screen shows: one value, changed only by `Shell.show(_:)` (and a scene switch).
+enum Showing: Equatable {
+    /// The current scene, under the scene bar.
+    case scene
+    /// Nobody here: the falling words; the touch that wakes the scene is swallowed.
+    case screensaver
+    /// Outside the opening hours: black, everything paused.
+    case closed
+    /// Closed, but a visitor touched: the screensaver for a while.
+    case afterHoursWake
+    /// The admin panel over everything.
+    case admin(Scene)
+
+    static func == (a: Showing, b: Showing) -> Bool {
+        switch (a, b) {
+        case (.scene, .scene), (.screensaver, .screensaver), (.closed, .closed), (.afterHoursWake, .afterHoursWake): return true
+        case let (.admin(x), .admin(y)): return x === y
+        default: return false
+        }
+    }
+    /// The screensaver is on screen (for nobody here, or for a visitor after hours).
+    var isScreensaver: Bool { self == .screensaver || self == .afterHoursWake }
+    /// Outside the opening hours.
+    var isClosed: Bool { self == .closed || self == .afterHoursWake }
+    /// Black: nothing to see, the screen may go off.
+    var isDark: Bool { self == .closed }
+    var isAdmin: Bool { if case .admin = self { return true } else { return false } }
+}
+
 /// The kiosk shell: hosts the scenes the public may reach and switches between them with a
 /// short cross-fade — from the scene bar, F1–F4, or a swipe in from a screen edge (the chrome,
-/// `ShellChrome`, recognizes those) — shows the falling-words screensaver when told to
-/// (`ScreensaverController` decides when), and the admin panel over everything. The touch that
-/// wakes the screensaver is swallowed — it never presses what is underneath — and the previous
-/// scene comes back exactly as it was (it was paused, not reset).
+/// `ShellChrome`, recognizes those) — and shows the screensaver, closing time's black or the
+/// admin panel when told to (`show`). The touch that wakes the screensaver is swallowed — it
+/// never presses what is underneath — and the previous scene comes back exactly as it was (it
+/// was paused, not reset), or fresh for the next visitor (`resetsOnWake`).
 final class Shell: Scene {
     let name = "shell"
     private(set) var names: [String]
@@ -16,16 +45,19 @@ final class Shell: Scene {
     private var make: (String) -> Scene
     private var screensaver: Scene
     private(set) var currentName: String
-    private(set) var showingScreensaver = false
+    private(set) var showing: Showing
     private let chrome: ShellChrome
-    /// Told when the screensaver starts (true) and ends (false).
-    var onScreensaverChange: ((Bool) -> Void)?
+    /// Told after what the screen shows changed (the old value, then `showing` is the new).
+    var onShowingChange: ((Showing) -> Void)?
     /// Told whenever someone is at the kiosk: any input, a panel opening or closing.
     var onActivity: (() -> Void)?
     /// Called with the scene's name after a switch (for the service's status line).
     var onSceneChange: ((String) -> Void)?
     /// Three fingers were held in the admin corner: the application opens its panel.
     var onAdminGesture: (() -> Void)? { get { chrome.onAdminHold } set { chrome.onAdminHold = newValue } }
+    /// A touch or key while closed (black or the after-hours screensaver): it goes here and
+    /// nowhere else.
+    var onAfterHoursTouch: (() -> Void)?
     /// Where three fingers held still for `adminHold` seconds ask for the admin panel (nil: off).
     var adminCorner: Settings.AdminCorner? { get { chrome.adminCorner } set { chrome.adminCorner = newValue } }
     static let adminHold = ShellChrome.adminHoldSeconds
@@ -34,10 +66,6 @@ final class Shell: Scene {
     var resetsOnWake = false
     /// The scene a fresh start shows (`[shell] start`).
     var homeScene: String?
-    /// Outside the opening hours: a black screen, every scene paused; a touch or key goes to
-    /// `onAfterHoursTouch` (which may show the screensaver for a while) and nowhere else.
-    private(set) var isClosed = false
-    var onAfterHoursTouch: (() -> Void)?
     private let closedScreen = BlackScreen()
     var showsSceneBar = true {
         didSet { if showsSceneBar != oldValue { updateSceneBar(); active.invalidation.addAll() } }
@@ -56,9 +84,8 @@ final class Shell: Scene {
         self.make = make
         currentName = self.names.contains(start) ? start : self.names[0]
         screensaver = make("words")
-        screensaver.setActive(false)
-        showingScreensaver = startInScreensaver
-        if startInScreensaver { screensaver.setActive(true) }
+        showing = startInScreensaver ? .screensaver : .scene
+        screensaver.setActive(startInScreensaver)
         chrome = ShellChrome(fonts: fonts, scheduler: scheduler)
         chrome.bar.names = self.names
         chrome.onChoose = { [weak self] in self?.switchTo($0) }
@@ -67,10 +94,7 @@ final class Shell: Scene {
             self.switchTo(self.names[(i + step + self.names.count) % self.names.count])
         }
         chrome.onWake = { [weak self] in self?.wake() }
-        chrome.fallThrough.deliver = { [weak self] batch in
-            guard let self else { return }
-            (self.overlay ?? self.current).handle(batch)
-        }
+        chrome.fallThrough.deliver = { [weak self] batch in self?.active.handle(batch) }
         updateChrome()
     }
 
@@ -85,23 +109,33 @@ final class Shell: Scene {
     }
     /// Whether `layout` has run: `info` is the real display, not the placeholder.
     private var laidOut = false
-    private var active: Scene { overlay ?? (showingScreensaver ? screensaver : isClosed ? closedScreen : current) }
-    /// What is on screen: the admin panel, the screensaver or the current scene.
-    var activeScene: Scene { active }
+    /// What is on screen: the admin panel, the screensaver, closing time's black or the scene.
+    var activeScene: Scene {
+        switch showing {
+        case .scene: return current
+        case .screensaver, .afterHoursWake: return screensaver
+        case .closed: return closedScreen
+        case .admin(let panel): return panel
+        }
+    }
+    private var active: Scene { activeScene }
     var invalidation: Invalidation { active.invalidation }
+    /// The admin panel while it is open.
+    var overlay: Scene? { if case .admin(let panel) = showing { return panel } else { return nil } }
+    var showingScreensaver: Bool { showing.isScreensaver }
+    var isClosed: Bool { showing.isClosed }
 
     func layout(_ info: DisplayInfo) {
         self.info = info
         laidOut = true
         chrome.layout(info)
         sceneInfo = Self.info(info, under: sceneBarFrames)
-        current.layout(sceneInfo)
         // The screensaver and the admin panel hide the bar: they have the whole screen.
         screensaver.layout(info)
         closedScreen.layout(info)
-        for (n, s) in scenes where n != currentName { s.layout(sceneInfo) }
+        for s in scenes.values { s.layout(sceneInfo) }
         overlay?.layout(info)
-        current.setActive(!showingScreensaver && overlay == nil && !isClosed)
+        active.setActive(true)
         active.invalidation.addAll()
     }
 
@@ -112,6 +146,32 @@ final class Shell: Scene {
     }
     func setActive(_ on: Bool) { active.setActive(on) }
 
+    // MARK: Changing what is shown
+
+    /// Shows `next` with a cross-fade: what was on screen is paused where it was. Opening time
+    /// (from closed) starts afresh for the first visitor, and so does waking the screensaver
+    /// when `resetsOnWake` is on.
+    func show(_ next: Showing) {
+        guard next != showing else { return }
+        let old = showing
+        change {
+            showing = next
+            if case .admin(let panel) = next { panel.layout(info) }
+            if next == .scene && (old.isClosed || old == .screensaver && resetsOnWake) { startAfresh() }
+        }
+        if next.isAdmin || old.isAdmin { onActivity?() }
+    }
+
+    /// Shows scene `name` with a cross-fade (ending the screensaver); the old one is paused
+    /// where it was. Not while closed or while the admin panel is open.
+    func switchTo(_ name: String) {
+        guard names.contains(name), showing == .scene && name != currentName || showing == .screensaver else { return }
+        change {
+            showing = .scene
+            currentName = name
+        }
+    }
+
     /// Applies new scene settings live (a settings reload): scenes no longer in `names` are
     /// saved and dropped; the scenes in `rebuild` (and the screensaver, if "words" is in it) are
     /// saved and made anew through `make`, so they come back with their state and the new
@@ -119,144 +179,52 @@ final class Shell: Scene {
     func reconfigure(names newNames: [String], rebuild: Set<String>, make newMake: @escaping (String) -> Scene) {
         let newNames = newNames.isEmpty ? [currentName] : newNames
         guard newNames != names || !rebuild.isEmpty else { return }
-        beginTransition()
-        make = newMake
-        for (n, s) in scenes where rebuild.contains(n) || !newNames.contains(n) {
-            s.saveState()
-            s.setActive(false)
-            scenes[n] = nil
+        change {
+            make = newMake
+            for (n, s) in scenes where rebuild.contains(n) || !newNames.contains(n) {
+                s.saveState()
+                s.setActive(false)
+                scenes[n] = nil
+            }
+            if rebuild.contains("words") {
+                screensaver.setActive(false)
+                screensaver = newMake("words")
+                screensaver.layout(info)
+            }
+            names = newNames
+            if !names.contains(currentName) { currentName = names[0] }
+            chrome.bar.names = names
+            updateSceneBar()
         }
-        if rebuild.contains("words") {
-            screensaver.setActive(false)
-            screensaver = newMake("words")
-            screensaver.layout(info)
-            screensaver.setActive(showingScreensaver)
-        }
-        let wasCurrent = currentName
-        names = newNames
-        if !names.contains(currentName) { currentName = names[0] }
-        if wasCurrent != currentName { scenes[wasCurrent]?.setActive(false) }
-        current.setActive(!showingScreensaver && overlay == nil)
-        chrome.bar.names = names
-        updateSceneBar()
-        active.invalidation.addAll()
     }
 
-    // MARK: Switching
-
-    /// Shows scene `name` with a cross-fade; the old one is paused where it was.
-    func switchTo(_ name: String) {
-        guard names.contains(name), name != currentName || showingScreensaver, !isClosed else { return }
+    /// The steps every change of what is shown takes, once: the picture on screen kept to fade
+    /// out, what left the screen paused and what came on resumed and repainted, the chrome
+    /// suited to it, and whoever listens told.
+    private func change(_ body: () -> Void) {
+        let (oldShowing, oldName, oldActive) = (showing, currentName, active)
         beginTransition()
-        stopScreensaver()
-        current.setActive(false)
-        currentName = name
-        current.setActive(true)
-        current.invalidation.addAll()
+        body()
+        let now = active
+        if now !== oldActive { oldActive.setActive(false) }
+        now.setActive(true)
+        now.invalidation.addAll()
         updateChrome()
-        onSceneChange?(name)
-    }
-
-    // MARK: Overlay and screensaver
-
-    /// A scene shown over everything (the admin panel) while it is open.
-    private(set) var overlay: Scene?
-
-    /// Shows `scene` over everything, the scene below paused, until `closeOverlay`.
-    func showOverlay(_ scene: Scene) {
-        beginTransition()
-        stopScreensaver()
-        current.setActive(false)
-        overlay = scene
-        scene.layout(info)
-        scene.setActive(true)
-        scene.invalidation.addAll()
-        updateChrome()
-        onActivity?()
-    }
-    func closeOverlay() {
-        guard let o = overlay else { return }
-        beginTransition()
-        o.setActive(false)
-        overlay = nil
-        current.setActive(!showingScreensaver && !isClosed)
-        active.invalidation.addAll()
-        updateChrome()
-        onActivity?()
-    }
-
-    func showScreensaver() {
-        guard !showingScreensaver else { return }
-        if let o = overlay { o.setActive(false); overlay = nil } // an unattended panel closes
-        beginTransition()
-        current.setActive(false)
-        showingScreensaver = true
-        screensaver.setActive(true)
-        screensaver.invalidation.addAll()
-        updateChrome()
-        onScreensaverChange?(true)
+        if showing != oldShowing { onShowingChange?(oldShowing) }
+        if currentName != oldName { onSceneChange?(currentName) }
     }
 
     private func wake() {
-        if isClosed { onAfterHoursTouch?(); return }
-        guard showingScreensaver else { return }
-        beginTransition()
-        stopScreensaver(tell: false)
-        if resetsOnWake { startAfresh() }
-        current.setActive(true)
-        current.invalidation.addAll()
-        updateChrome()
-        onScreensaverChange?(false)
-    }
-
-    // MARK: Opening hours
-
-    /// Closing time: black, everything paused (an open admin panel closes too).
-    func close() {
-        guard !isClosed else { return }
-        beginTransition()
-        if let o = overlay { o.setActive(false); overlay = nil }
-        current.setActive(false)
-        isClosed = true
-        stopScreensaver()
-        closedScreen.invalidation.addAll()
-        updateChrome()
-    }
-
-    /// Opening time: a fresh start for the first visitor of the day.
-    func open() {
-        guard isClosed else { return }
-        beginTransition()
-        stopScreensaver()
-        isClosed = false
-        startAfresh()
-        current.setActive(overlay == nil)
-        active.invalidation.addAll()
-        updateChrome()
-    }
-
-    /// Stops the screensaver, back to what is underneath (black after hours).
-    func endScreensaver() {
-        guard showingScreensaver else { return }
-        beginTransition()
-        stopScreensaver()
-        active.invalidation.addAll()
-        updateChrome()
-    }
-
-    /// The screensaver paused and gone from the screen (the callers fade and redraw), and the
-    /// application told unless the caller tells it later itself.
-    private func stopScreensaver(tell: Bool = true) {
-        guard showingScreensaver else { return }
-        screensaver.setActive(false)
-        showingScreensaver = false
-        if tell { onScreensaverChange?(false) }
+        switch showing {
+        case .screensaver: show(.scene)
+        case .closed, .afterHoursWake: onAfterHoursTouch?()
+        case .scene, .admin: break
+        }
     }
 
     /// Every scene in its first state — those not made yet too, so that none comes back later
-    /// with the last visitor's saved state — and the home scene on screen.
+    /// with the last visitor's saved state — and the home scene current.
     private func startAfresh() {
-        let wasCurrent = currentName
         if let home = homeScene, names.contains(home) { currentName = home }
         for n in names {
             if scenes[n] == nil {
@@ -267,8 +235,6 @@ final class Shell: Scene {
             }
             scenes[n]?.reset()
         }
-        updateChrome()
-        if wasCurrent != currentName { onSceneChange?(currentName) }
     }
 
     /// Keeps what is on screen now as a picture that fades out over the next scene.
@@ -293,18 +259,19 @@ final class Shell: Scene {
 
     func handle(_ key: KeyEvent) {
         onActivity?()
-        if let o = overlay { o.handle(key); return }
-        if showingScreensaver || isClosed {
-            if key.pressed { wake() }
-            return // the waking key is swallowed too
+        switch showing {
+        case .admin(let panel): panel.handle(key)
+        case .screensaver, .closed, .afterHoursWake:
+            if key.pressed { wake() } // the waking key is swallowed too
+        case .scene:
+            // F1–F4 choose scenes.
+            if key.pressed, (Key.f1...Key.f4).contains(key.keysym) {
+                let i = Int(key.keysym - Key.f1)
+                if i < names.count { switchTo(names[i]) }
+                return
+            }
+            current.handle(key)
         }
-        // F1–F4 choose scenes.
-        if key.pressed, (Key.f1...Key.f4).contains(key.keysym) {
-            let i = Int(key.keysym - Key.f1)
-            if i < names.count { switchTo(names[i]) }
-            return
-        }
-        current.handle(key)
     }
 
     // MARK: Scene bar
@@ -333,7 +300,7 @@ final class Shell: Scene {
     }
 
     private func updateChrome() {
-        chrome.show(bar: showsSceneBar, current: currentName, asleep: showingScreensaver || isClosed, overlay: overlay != nil)
+        chrome.show(bar: showsSceneBar, current: currentName, asleep: showing.isScreensaver || showing.isClosed, overlay: overlay != nil)
     }
 
     // MARK: Frames
