@@ -162,7 +162,7 @@ final class GestureArena {
             let shares = other.trackedTouches.contains { touches.contains($0) } || other.pendingState != nil && other.failureRequirements.contains { $0 === r }
             if shares && !r.recognizesSimultaneously(other) && !other.recognizesSimultaneously(r) { fail(other) }
         }
-        if r.cancelsTouchesInView { root?.cancelViewDelivery(of: r.trackedTouches) }
+        if r.cancelsTouchesInView { root?.cancelViewDelivery(of: r.trackedTouches, by: r) }
         r.apply(state)
         // Those that required r to fail can no longer recognize.
         for d in participants where d.failureRequirements.contains(where: { $0 === r }) && d.state == .possible { fail(d) }

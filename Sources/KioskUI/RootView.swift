@@ -1,9 +1,10 @@
 import KioskCore
 import KioskRender
 
-/// The top of a view tree: the screen of one scene. It owns what the tree shares (fonts,
-/// render cache, animator, gesture arena, timers), turns every view change into damage,
-/// composites the damaged region, and delivers touches to views and gesture recognizers.
+/// The top of the view tree: the window, the whole screen (a shell's scenes, its chrome and
+/// the admin panel are all in it). It owns what the tree shares (fonts, render cache, animator,
+/// gesture arena, timers), turns every view change into damage, composites the damaged region,
+/// and delivers touches to views and gesture recognizers, once, in one hit test.
 public final class RootView: View {
     public let fonts: FontCache
     package let renderCache = RenderCache()
@@ -13,7 +14,7 @@ public final class RootView: View {
     public private(set) var info: DisplayInfo
     /// Damage since the last frame, in root (logical) coordinates.
     public let invalidation = Invalidation()
-    /// Where unhandled touches go after the root (the scene).
+    /// Where unhandled touches go after the root.
     public weak var owner: Responder?
     var needsLayoutPass = true
 
@@ -196,6 +197,7 @@ public final class RootView: View {
         let time = batch.time
         eventTime = time
         defer { eventTime = nil }
+        var observed: [(TouchPoint, Touch)] = []
         var began = Set<Touch>(), moved = Set<Touch>(), ended = Set<Touch>(), cancelled = Set<Touch>()
         for p in batch.points {
             switch p.phase {
@@ -208,6 +210,8 @@ public final class RootView: View {
                 }
                 let count = tapCounter.countForDown(at: p.location, time: time)
                 let t = Touch(id: p.id, location: p.location, time: time, tapCount: count, view: target, root: self)
+                t.observer = Self.observer(of: hit)
+                observed.append((p, t))
                 var recognizers: [GestureRecognizer] = []
                 var v: View? = target
                 while let cur = v {
@@ -224,6 +228,7 @@ public final class RootView: View {
                 t.timestamp = time
                 t.phase = .moved
                 moved.insert(t)
+                observed.append((p, t))
             case .ended:
                 guard let t = touches.removeValue(forKey: p.id) else { continue }
                 t.previousLocation = t.location
@@ -232,15 +237,18 @@ public final class RootView: View {
                 t.phase = .ended
                 tapCounter.recordTap(at: p.location, time: time, count: t.tapCount)
                 ended.insert(t)
+                observed.append((p, t))
             case .cancelled:
                 guard let t = touches.removeValue(forKey: p.id) else { continue }
                 t.timestamp = time
                 t.phase = .cancelled
                 cancelled.insert(t)
+                observed.append((p, t))
             }
         }
         let all = Set(touches.values).union(ended).union(cancelled)
         let event = TouchEvent(timestamp: time, allTouches: all)
+        tellObservers(observed, time: time)
         feedRecognizers(began: began, moved: moved, ended: ended, cancelled: cancelled)
         deliverToViews(began, event) { $0.touchesBegan($1, event: event) }
         deliverToViews(moved, event) { $0.touchesMoved($1, event: event) }
@@ -250,11 +258,37 @@ public final class RootView: View {
     }
 
     /// Every touch in progress, as the batch that cancels it (what `wl_touch.cancel` becomes).
-    /// Its owner delivers it through its own input path, so everything that tracks touches
-    /// above the root (a scene's model) hears of the cancellation too.
     public func cancellationOfAllTouches(at time: Double) -> TouchBatch? {
         let pts = touches.values.sorted { $0.id < $1.id }.map { TouchPoint(id: $0.id, phase: .cancelled, location: $0.location) }
         return pts.isEmpty ? nil : TouchBatch(time: time, points: pts)
+    }
+
+    /// Cancels the touches that began inside `view` (a scene leaving the screen), for its
+    /// views, recognizers and observer alike.
+    public func cancelTouches(inside view: View, at time: Double) {
+        let pts = touches.values.filter { $0.observer === view || $0.view?.isDescendant(of: view) == true }.sorted { $0.id < $1.id }
+            .map { TouchPoint(id: $0.id, phase: .cancelled, location: $0.location) }
+        if !pts.isEmpty { handle(TouchBatch(time: time, points: pts)) }
+    }
+
+    /// The scene view whose observer hears a touch that began on `view`.
+    private static func observer(of view: View?) -> SceneView? {
+        var v = view
+        while let cur = v {
+            if let s = cur as? SceneView, s.touchObserver != nil { return s }
+            v = cur.superview
+        }
+        return nil
+    }
+
+    /// Hands each observer its touches' points of a batch, in the platform's order.
+    private func tellObservers(_ observed: [(TouchPoint, Touch)], time: Double) {
+        var byObserver: [(SceneView, [TouchPoint])] = []
+        for (p, t) in observed {
+            guard !t.observerDropped, let o = t.observer else { continue }
+            if let i = byObserver.firstIndex(where: { $0.0 === o }) { byObserver[i].1.append(p) } else { byObserver.append((o, [p])) }
+        }
+        for (o, pts) in byObserver { o.touchObserver?(TouchBatch(time: time, points: pts)) }
     }
 
     /// The time of the input being delivered (nil between deliveries): what recognizers time
@@ -307,8 +341,15 @@ public final class RootView: View {
         for (v, ts) in groups { call(v, ts) }
     }
 
-    /// A recognizer took these touches: their views hear `touchesCancelled` and nothing more.
-    func cancelViewDelivery(of list: [Touch]) {
+    /// `recognizer` took these touches: their views hear `touchesCancelled` and nothing more,
+    /// and so does the observer of a scene the recognizer is not in.
+    func cancelViewDelivery(of list: [Touch], by recognizer: GestureRecognizer) {
+        let time = eventTime ?? scheduler.now
+        for t in list where !t.observerDropped {
+            guard let o = t.observer, recognizer.view?.isDescendant(of: o) != true else { continue }
+            t.observerDropped = true
+            o.touchObserver?(TouchBatch(time: time, points: [TouchPoint(id: t.id, phase: .cancelled, location: t.location)]))
+        }
         var groups: [(View, Set<Touch>)] = []
         for t in list where !t.deliveryCancelled {
             t.deliveryCancelled = true

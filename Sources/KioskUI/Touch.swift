@@ -25,6 +25,9 @@ public final class Touch: Hashable {
     let startTime: Double
     /// Set when a recognizer took the touch: its view has been sent touchesCancelled.
     var deliveryCancelled = false
+    /// The scene view whose observer hears this touch, and whether it has let go of it.
+    weak var observer: SceneView?
+    var observerDropped = false
 
     init(id: Int32, location: Point, time: Double, tapCount: Int, view: View?, root: RootView) {
         self.id = id

@@ -394,6 +394,10 @@ open class View: Responder {
     private func didMoveToRoot() {
         // A layer made at another scale (or never) is redrawn on first composite.
         layerIsValid = false
+        // Marked dirty in another root (a scene's view moving into the shell's window): that
+        // root will not flush it, and a view still marked would never be marked here.
+        isDirty = false
+        extentBeforeChange = nil
         needsLayout = true
         root?.needsLayoutPass = true
         for s in subviews { s.didMoveToRoot() }

@@ -1,43 +1,61 @@
 import KioskCore
 import KioskRender
 
-/// A scene built from views: subclass, build the tree in `build(in:)`, lay it out in
-/// `layout(root:)`. Touches, animation, damage and drawing are handled by the root.
+/// A scene built from views, as a UIKit view controller: subclass, build the content in
+/// `build(in:)`, lay it out in `layout(view:)`. Its `view` is shown by a shell's window (one
+/// view tree for the whole screen), or on its own in `host` (a snapshot, a benchmark, a test):
+/// touches, animation, damage and drawing are the window's.
 open class ViewScene: Responder, Scene {
     public let name: String
-    public let root: RootView
-    public var invalidation: Invalidation { root.invalidation }
+    /// The scene's content.
+    public let view: SceneView
+    /// The window that shows `view` when no shell does.
+    public let host: RootView
+    public var invalidation: Invalidation { host.invalidation }
 
     public init(name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler(),
                 info: DisplayInfo = DisplayInfo(size: Size(width: 1280, height: 800))) {
         self.name = name
-        root = RootView(info: info, fonts: fonts, scheduler: scheduler)
+        view = SceneView(info: info, fonts: fonts, scheduler: scheduler)
+        host = RootView(info: info, fonts: fonts, scheduler: scheduler)
         super.init()
-        root.owner = self
-        build(in: root)
+        view.owner = self
+        host.addSubview(view)
+        build(in: view)
+        host.invalidation.maximumRects = maximumDamageRects
     }
+
+    /// How many damaged rectangles the window keeps apart while this scene shows (see
+    /// `Invalidation.maximumRects`).
+    open var maximumDamageRects: Int { Invalidation.defaultMaximumRects }
 
     /// Creates the scene's views (called once).
-    open func build(in root: RootView) {}
-    /// Positions views for `root.info` (called on every size, scale or panel change).
-    open func layout(root: RootView) {}
+    open func build(in view: SceneView) {}
+    /// Positions views for `view.info` (called on every size, scale or panel change).
+    open func layout(view: SceneView) {}
+
+    /// Whether `view` is shown on its own (not in a shell's window).
+    private var isOnItsOwn: Bool { view.root === host }
 
     open func layout(_ info: DisplayInfo) {
-        root.setDisplay(info)
-        layout(root: root)
+        view.info = info
+        if isOnItsOwn { host.setDisplay(info) }
+        view.frame = Rect(origin: .zero, size: info.size)
+        layout(view: view)
     }
-    open func handle(_ batch: TouchBatch) { root.handle(batch) }
+    /// A touch batch, delivered by the window showing the scene.
+    open func handle(_ batch: TouchBatch) { view.root?.handle(batch) }
     open func handle(_ key: KeyEvent) {}
-    open func advance(to time: Double) { root.advance(to: time) }
-    open var isAnimating: Bool { root.isAnimating }
-    public func draw(in canvas: Canvas) { root.render(in: canvas) }
-    public func prepareContent() { root.prepareContent() }
+    /// Moves the scene's own state (physics, spawning) to `time`; on its own, its window too.
+    open func advance(to time: Double) { if isOnItsOwn { host.advance(to: time) } }
+    open var isAnimating: Bool { view.isAnimating }
+    public func draw(in canvas: Canvas) { host.render(in: canvas) }
+    public func prepareContent() { view.root?.prepareContent() }
     open func saveState() {}
     open func reset() {}
-    /// Pausing cancels the touches in progress, so nothing stays pressed behind another scene:
-    /// through `handle`, the path a `wl_touch.cancel` takes, so the scene's own model lets go
-    /// of its fingers with the views.
+    /// Pausing cancels the touches in progress, so nothing stays pressed behind another scene;
+    /// the scene's model (`SceneView.touchObserver`) lets go of its fingers with the views.
     open func setActive(_ active: Bool) {
-        if !active, let cancel = root.cancellationOfAllTouches(at: root.scheduler.now) { handle(cancel) }
+        if !active { view.root?.cancelTouches(inside: view, at: view.scheduler.now) }
     }
 }

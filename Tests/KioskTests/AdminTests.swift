@@ -73,7 +73,7 @@ import Testing
         panel.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
         func find(_ v: View) -> [Button] { (v as? Button).map { [$0] } ?? [] + v.subviews.flatMap(find) }
         func tap(_ title: String, _ n: Int = 0) {
-            let b = find(panel.root).filter { $0.title == title && !$0.isHidden }[n]
+            let b = find(panel.view).filter { $0.title == title && !$0.isHidden }[n]
             let p = b.convert(Point(x: b.bounds.width / 2, y: b.bounds.height / 2), to: nil)
             panel.handle(TouchBatch(time: s.now, points: [touch(9, .began, p.x, p.y)]))
             panel.advance(to: s.now + 0.05)

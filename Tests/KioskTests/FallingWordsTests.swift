@@ -175,8 +175,8 @@ import CPixman
         r.run(until: 10)
         let scene = try #require(r.stage.scene as? FallingWordsScene)
         #expect(scene.labelCount >= 15)
-        #expect(scene.root.renderCache.textMasks.count <= scene.labelCount)
-        #expect(scene.root.renderCache.textMasks.count < 40)
+        #expect(scene.host.renderCache.textMasks.count <= scene.labelCount)
+        #expect(scene.host.renderCache.textMasks.count < 40)
     }
 }
 

@@ -168,7 +168,7 @@ import Glibc
         r.send([touch(1, .began, fire.x, fire.y)])
         for _ in 0..<60 { r.scene.advance(to: r.now + 1.0 / 60) }
         #expect(r.scene.model.positionMetres.y > y0)
-        #expect(r.scene.ship.center.y < r.scene.root.bounds.height * 0.3) // drawn higher up
+        #expect(r.scene.ship.center.y < r.scene.view.bounds.height * 0.3) // drawn higher up
     }
 
     @Test func doubleTapOutsideThePadResetsButNotOnThePad() {

@@ -58,7 +58,7 @@ import Glibc
             renderer.run(until: screen == "screensaver" ? 6 : 1)
         }
 
-        var root: RootView { (shell.activeScene as! ViewScene).root }
+        var root: View { shell.activeScene.view }
         var mm: Double { panel.info.pointsPerMillimetre }
         var showsBar: Bool { !shell.showingScreensaver && shell.overlay == nil }
 

@@ -38,7 +38,7 @@ import Testing
         let (upright, _) = try render(rotation: 0)
         for rot in 1...3 {
             let (turned, scene) = try render(rotation: rot)
-            #expect(scene.root.bounds.size == Size(width: 400, height: 300)) // laid out in the rotated size
+            #expect(scene.view.bounds.size == Size(width: 400, height: 300)) // laid out in the rotated size
             let mismatches = AppRotationTests.mismatches(turned.image, upright.image, quarterTurns: rot)
             #expect(mismatches == 0, "rotation \(rot * 90)°: \(mismatches) pixels differ")
         }
@@ -65,7 +65,7 @@ import Testing
     @Test func rotationCanChangeLive() throws {
         let (r, scene) = try render(rotation: 1)
         r.stage.setRotation(.upright)
-        #expect(scene.root.bounds.size == Size(width: 300, height: 400))
+        #expect(scene.view.bounds.size == Size(width: 300, height: 400))
         #expect(r.renderFrame().area == 300 * 400)
     }
 
@@ -75,7 +75,7 @@ import Testing
             let scene = TileBoardScene(fonts: FontCache())
             let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 400, height: 300)), bufferRotation: Rotation(quarterTurns: b))
             r.renderFrame()
-            #expect(scene.root.bounds.size == Size(width: 400, height: 300)) // the surface's size
+            #expect(scene.view.bounds.size == Size(width: 400, height: 300)) // the surface's size
             #expect(r.image.pixelSize == (b % 2 == 1 ? PixelSize(width: 300, height: 400) : PixelSize(width: 400, height: 300)))
             let mismatches = AppRotationTests.mismatches(r.image, upright.image, quarterTurns: b)
             #expect(mismatches == 0, "buffer turned \(b * 90)°: \(mismatches) pixels differ")

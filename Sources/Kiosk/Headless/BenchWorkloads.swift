@@ -26,8 +26,8 @@ enum BenchWorkloads {
             self.count = count
             super.init(name: "labels", fonts: fonts)
         }
-        override func build(in root: RootView) {
-            root.backgroundColor = Color.ink
+        override func build(in view: SceneView) {
+            view.backgroundColor = Color.ink
             let words = ["Peace", "Love", "Groovy", "Music", "Peace Love", "Groovy Music"]
             for i in 0..<count {
                 let l = Label(frame: Rect(x: 0, y: 0, width: 200, height: 60))
@@ -37,21 +37,21 @@ enum BenchWorkloads {
                 l.textColor = Color(rgb: 0x9c27b0)
                 l.alpha = 0.75
                 l.isUserInteractionEnabled = false
-                root.addSubview(l)
+                view.addSubview(l)
                 speeds.append(60 + rng.next(below: 240))
             }
         }
-        override func layout(root: RootView) {
-            let size = root.bounds.size
-            for l in root.subviews {
+        override func layout(view: SceneView) {
+            let size = view.bounds.size
+            for l in view.subviews {
                 l.center = Point(x: rng.next(below: size.width), y: rng.next(below: size.height + 120) - 60)
             }
         }
         override func advance(to time: Double) {
             let dt = last.map { time - $0 } ?? 0
             last = time
-            let h = root.bounds.height
-            for (i, l) in root.subviews.enumerated() {
+            let h = view.bounds.height
+            for (i, l) in view.subviews.enumerated() {
                 var c = l.center
                 c.y += speeds[i] * dt
                 if c.y > h + 30 { c.y -= h + 60 }
@@ -67,11 +67,11 @@ enum BenchWorkloads {
         let square = View(frame: Rect(x: 0, y: 0, width: 50, height: 50))
         private var grab: Point?
         init(fonts: FontCache) { super.init(name: "drag", fonts: fonts) }
-        override func build(in root: RootView) {
-            root.backgroundColor = Color.ink
+        override func build(in view: SceneView) {
+            view.backgroundColor = Color.ink
             square.backgroundColor = Color.sky
             square.cornerRadius = 8
-            root.addSubview(square)
+            view.addSubview(square)
             let pan = PanGestureRecognizer { [unowned self] r in
                 let pan = r as! PanGestureRecognizer
                 let t = pan.translation(in: nil)
@@ -81,6 +81,6 @@ enum BenchWorkloads {
             pan.minimumDistance = .points(0)
             square.addGestureRecognizer(pan)
         }
-        override func layout(root: RootView) { square.center = Point(x: root.bounds.midX, y: root.bounds.midY) }
+        override func layout(view: SceneView) { square.center = Point(x: view.bounds.midX, y: view.bounds.midY) }
     }
 }

@@ -57,7 +57,7 @@ final class Application: WindowDelegate, InputSink {
     }
 
     /// Makes scenes by name with `settings` (theme folder: the setting, else `$KIOSK_THEME_DIR`).
-    static func sceneMaker(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> (String) -> Scene {
+    static func sceneMaker(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> (String) -> ViewScene {
         let theme = settings.theme ?? getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
         return { n in
             SceneCatalog.make(n, fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
@@ -272,7 +272,7 @@ final class Application: WindowDelegate, InputSink {
     /// At debug level, where the scene on screen has its labelled controls (scene points):
     /// what a check that touches them live aims at.
     private func logLabelledViews() {
-        guard log.logLevel <= .debug, let root = (shell?.activeScene as? ViewScene)?.root else { return }
+        guard log.logLevel <= .debug, let root = shell?.activeScene.view else { return }
         func visit(_ v: View) {
             if let label = v.accessibilityLabel, !v.isHidden {
                 let f = v.convert(v.bounds, to: nil)

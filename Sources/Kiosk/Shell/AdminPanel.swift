@@ -59,11 +59,13 @@ final class AdminPanel: ViewScene {
         if !unlocked, lock.isResting(at: scheduler.now) { resting() }
     }
 
-    override func build(in root: RootView) {
-        root.backgroundColor = Color(rgb: 0x0d1117)
+    override func build(in view: SceneView) {
+        view.backgroundColor = Color(rgb: 0x0d1117)
+        // Any touch keeps the panel open (see `inactivity`).
+        view.touchObserver = { [unowned self] _ in self.touched() }
         card.backgroundColor = Color(rgb: 0x1c2330)
         card.cornerRadius = 14
-        root.addSubview(card)
+        view.addSubview(card)
         for l in [title, message, dots] {
             l.alignment = .center
             l.textColor = Color.paper
@@ -128,11 +130,7 @@ final class AdminPanel: ViewScene {
     }
     private func touched() {
         inactivityTimer?.cancel()
-        inactivityTimer = root.scheduler.schedule(after: AdminPanel.inactivity) { [weak self] in self?.finish(.cancel) }
-    }
-    override func handle(_ batch: TouchBatch) {
-        touched()
-        super.handle(batch)
+        inactivityTimer = view.scheduler.schedule(after: AdminPanel.inactivity) { [weak self] in self?.finish(.cancel) }
     }
     override func handle(_ key: KeyEvent) {
         guard key.pressed else { return }
@@ -156,15 +154,15 @@ final class AdminPanel: ViewScene {
     // MARK: PIN
 
     private func key(_ k: String) {
-        guard !unlocked, let pin, !lock.isResting(at: root.scheduler.now) else { return }
+        guard !unlocked, let pin, !lock.isResting(at: view.scheduler.now) else { return }
         switch k {
         case "⌫": if !entered.isEmpty { entered.removeLast() }
         case "OK":
-            switch lock.check(entered, pin: pin, at: root.scheduler.now) {
+            switch lock.check(entered, pin: pin, at: view.scheduler.now) {
             case .unlocked:
                 unlocked = true
                 message.text = ""
-                layout(root: root) // the settings page replaces the keypad
+                layout(view: view) // the settings page replaces the keypad
             case .wrong:
                 message.text = "Wrong PIN"
             case .resting:
@@ -178,9 +176,9 @@ final class AdminPanel: ViewScene {
 
     /// The keypad rests until the kiosk's lock lets it try again.
     private func resting() {
-        let wait = lock.lockedUntil - root.scheduler.now
+        let wait = lock.lockedUntil - view.scheduler.now
         message.text = "Too many wrong PINs: wait \(Int(wait.rounded(.up))) s"
-        root.scheduler.schedule(after: wait) { [weak self] in self?.message.text = ""; self?.refresh() }
+        view.scheduler.schedule(after: wait) { [weak self] in self?.message.text = ""; self?.refresh() }
     }
 
     // MARK: Values
@@ -223,16 +221,16 @@ final class AdminPanel: ViewScene {
         footer[2].isHidden = !unlocked
         for k in keys {
             k.isHidden = unlocked
-            k.isEnabled = !lock.isResting(at: root.scheduler.now)
+            k.isEnabled = !lock.isResting(at: view.scheduler.now)
         }
         dots.isHidden = unlocked
     }
 
     // MARK: Layout
 
-    override func layout(root: RootView) {
-        let size = root.bounds.size
-        let mm = root.info.pointsPerMillimetre
+    override func layout(view: SceneView) {
+        let size = view.bounds.size
+        let mm = view.info.pointsPerMillimetre
         let rowH = max(48, 11 * mm), gap = 10.0, pad = 20.0
         let w = min(620, size.width - 24)
         let contentH: Double = unlocked ? 60 + 4 * (rowH + gap) + 30 + rowH : 60 + 50 + 4 * (rowH + gap) + 30 + rowH

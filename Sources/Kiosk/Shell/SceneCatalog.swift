@@ -25,7 +25,7 @@ enum SceneCatalog {
     /// A new scene called `name` (or an alias), or nil when there is none by that name.
     static func make(_ name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler(),
                      store: StateStore? = nil, themeDirectory: String? = nil, settings: Settings = Settings(),
-                     report: @escaping (String) -> Void = { _ in }) -> Scene? {
+                     report: @escaping (String) -> Void = { _ in }) -> ViewScene? {
         switch canonicalName(name) {
         case "touch": return TouchTestScene(fonts: fonts, scheduler: scheduler)
         case "lander":

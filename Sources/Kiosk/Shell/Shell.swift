@@ -14,7 +14,7 @@ enum Showing: Equatable {
     /// Closed, but a visitor touched: the screensaver for a while.
     case afterHoursWake
     /// The admin panel over everything.
-    case admin(Scene)
+    case admin(ViewScene)
 
     static func == (a: Showing, b: Showing) -> Bool {
         switch (a, b) {
@@ -32,7 +32,10 @@ enum Showing: Equatable {
     var isAdmin: Bool { if case .admin = self { return true } else { return false } }
 }
 
-/// The kiosk shell: hosts the scenes the public may reach and switches between them with a
+/// The kiosk shell, a container of scenes as UIKit's container view controllers: its window
+/// (one root view for the whole screen) shows the scene on screen, the admin panel or closing
+/// time's black, under the chrome — scene bar, edge zones, veil (`ShellChrome`). One hit test,
+/// one gesture arena and one damage region serve them all. It switches scenes with a
 /// short cross-fade — from the scene bar, F1–F4, or a swipe in from a screen edge (the chrome,
 /// `ShellChrome`, recognizes those) — and shows the screensaver, closing time's black or the
 /// admin panel when told to (`show`). The touch that wakes the screensaver is swallowed — it
@@ -41,9 +44,11 @@ enum Showing: Equatable {
 final class Shell: Scene {
     let name = "shell"
     private(set) var names: [String]
-    private var scenes: [String: Scene] = [:]
-    private var make: (String) -> Scene
-    private var screensaver: Scene
+    private var scenes: [String: ViewScene] = [:]
+    private var make: (String) -> ViewScene
+    private var screensaver: ViewScene
+    /// The whole screen: the scene on screen first, the chrome over it, the fade on top.
+    let window: RootView
     private(set) var currentName: String
     private(set) var showing: Showing
     private let chrome: ShellChrome
@@ -66,19 +71,23 @@ final class Shell: Scene {
     var resetsOnWake = false
     /// The scene a fresh start shows (`[shell] start`).
     var homeScene: String?
-    private let closedScreen = BlackScreen()
+    private let closedScreen: BlackScreen
+    /// The picture that was on screen before a change, fading out over the new one.
+    private let fadeView = FadeView()
+    private var fadeStart: Double?
+    /// The scene view in the window now.
+    private weak var mounted: SceneView?
     var showsSceneBar = true {
         didSet { if showsSceneBar != oldValue { updateSceneBar(); active.invalidation.addAll() } }
     }
     private var info = DisplayInfo(size: Size(width: 1, height: 1))
-    private var transition: (snapshot: Image, start: Double)?
     private var time = 0.0
     static let fade = 0.3
 
     private let store: SceneStore?
 
     init(names: [String], start: String, fonts: FontCache, scheduler: Scheduler,
-         startInScreensaver: Bool = false, store: SceneStore? = nil, make: @escaping (String) -> Scene) {
+         startInScreensaver: Bool = false, store: SceneStore? = nil, make: @escaping (String) -> ViewScene) {
         self.store = store
         self.names = names.isEmpty ? [start] : names
         self.make = make
@@ -86,7 +95,10 @@ final class Shell: Scene {
         screensaver = make("words")
         showing = startInScreensaver ? .screensaver : .scene
         screensaver.setActive(startInScreensaver)
-        chrome = ShellChrome(fonts: fonts, scheduler: scheduler)
+        closedScreen = BlackScreen(fonts: fonts, scheduler: scheduler)
+        window = RootView(info: info, fonts: fonts, scheduler: scheduler)
+        chrome = ShellChrome(window: window)
+        fadeView.isUserInteractionEnabled = false
         chrome.bar.names = self.names
         chrome.onChoose = { [weak self] in self?.switchTo($0) }
         chrome.onEdgeSwipe = { [weak self] step in
@@ -94,11 +106,10 @@ final class Shell: Scene {
             self.switchTo(self.names[(i + step + self.names.count) % self.names.count])
         }
         chrome.onWake = { [weak self] in self?.wake() }
-        chrome.fallThrough.deliver = { [weak self] batch in self?.active.handle(batch) }
         updateChrome()
     }
 
-    var current: Scene {
+    var current: ViewScene {
         if let s = scenes[currentName] { return s }
         let s = make(currentName)
         // Never at the placeholder size: a scene laid out at 1×1 (a setting applied before the
@@ -110,7 +121,7 @@ final class Shell: Scene {
     /// Whether `layout` has run: `info` is the real display, not the placeholder.
     private var laidOut = false
     /// What is on screen: the admin panel, the screensaver, closing time's black or the scene.
-    var activeScene: Scene {
+    var activeScene: ViewScene {
         switch showing {
         case .scene: return current
         case .screensaver, .afterHoursWake: return screensaver
@@ -118,16 +129,18 @@ final class Shell: Scene {
         case .admin(let panel): return panel
         }
     }
-    private var active: Scene { activeScene }
-    var invalidation: Invalidation { active.invalidation }
+    private var active: ViewScene { activeScene }
+    var invalidation: Invalidation { window.invalidation }
     /// The admin panel while it is open.
-    var overlay: Scene? { if case .admin(let panel) = showing { return panel } else { return nil } }
+    var overlay: ViewScene? { if case .admin(let panel) = showing { return panel } else { return nil } }
     var showingScreensaver: Bool { showing.isScreensaver }
     var isClosed: Bool { showing.isClosed }
 
     func layout(_ info: DisplayInfo) {
         self.info = info
         laidOut = true
+        window.setDisplay(info)
+        fadeView.frame = Rect(origin: .zero, size: info.size)
         chrome.layout(info)
         sceneInfo = Self.info(info, under: sceneBarFrames)
         // The screensaver and the admin panel hide the bar: they have the whole screen.
@@ -135,11 +148,11 @@ final class Shell: Scene {
         closedScreen.layout(info)
         for s in scenes.values { s.layout(sceneInfo) }
         overlay?.layout(info)
+        mount()
         active.setActive(true)
-        active.invalidation.addAll()
     }
 
-    func prepareContent() { current.prepareContent() }
+    func prepareContent() { mount(); window.prepareContent() }
     func saveState() {
         for s in scenes.values { s.saveState() }
         store?.save(ShellSaved(scene: currentName), name: "shell")
@@ -176,7 +189,7 @@ final class Shell: Scene {
     /// saved and dropped; the scenes in `rebuild` (and the screensaver, if "words" is in it) are
     /// saved and made anew through `make`, so they come back with their state and the new
     /// settings; the scene on screen stays if it is still listed, else the first one shows.
-    func reconfigure(names newNames: [String], rebuild: Set<String>, make newMake: @escaping (String) -> Scene) {
+    func reconfigure(names newNames: [String], rebuild: Set<String>, make newMake: @escaping (String) -> ViewScene) {
         let newNames = newNames.isEmpty ? [currentName] : newNames
         guard newNames != names || !rebuild.isEmpty else { return }
         change {
@@ -207,8 +220,8 @@ final class Shell: Scene {
         body()
         let now = active
         if now !== oldActive { oldActive.setActive(false) }
+        mount()
         now.setActive(true)
-        now.invalidation.addAll()
         updateChrome()
         if showing != oldShowing { onShowingChange?(oldShowing) }
         if currentName != oldName { onSceneChange?(currentName) }
@@ -237,24 +250,35 @@ final class Shell: Scene {
         }
     }
 
+    /// Puts the active scene's view in the window, in place of the one there.
+    private func mount() {
+        let v = active.view
+        guard v !== mounted else { return }
+        mounted?.removeFromSuperview()
+        window.insertSubview(v, at: 0)
+        mounted = v
+        window.invalidation.maximumRects = active.maximumDamageRects
+    }
+
     /// Keeps what is on screen now as a picture that fades out over the next scene.
     private func beginTransition() {
-        guard let img = Image(pixelSize: info.pixelSize(), hasAlpha: false, scale: info.scale) else { return }
+        guard laidOut, let img = Image(pixelSize: info.pixelSize(), hasAlpha: false, scale: info.scale) else { return }
         // Between frames (a switch happens in the middle of input): lay out what changed since
         // the last frame before drawing — without moving time, which would fire timers here.
-        active.prepareContent()
-        chrome.root.prepareContent()
-        let c = Canvas(image: img)
-        active.draw(in: c)
-        chrome.root.render(in: c)
-        transition = (img, time)
+        fadeView.removeFromSuperview()
+        window.prepareContent()
+        window.render(in: Canvas(image: img))
+        fadeView.image = img
+        fadeView.alpha = 1
+        window.addSubview(fadeView)
+        fadeStart = time
     }
 
     // MARK: Input
 
     func handle(_ batch: TouchBatch) {
         onActivity?()
-        chrome.handle(batch)
+        window.handle(batch)
     }
 
     func handle(_ key: KeyEvent) {
@@ -307,40 +331,37 @@ final class Shell: Scene {
 
     func advance(to time: Double) {
         self.time = time
+        if let start = fadeStart {
+            let a = 1 - (time - start) / Self.fade
+            if a > 0 { fadeView.alpha = a } else { fadeView.removeFromSuperview(); fadeView.image = nil; fadeStart = nil }
+        }
         active.advance(to: time)
-        chrome.root.advance(to: time)
-        if let t = transition {
-            if time - t.start >= Self.fade { transition = nil }
-            active.invalidation.addAll() // the fading picture covers the screen
-        }
-        // The chrome is drawn over the scene: what changed in it is repainted with the scene.
-        chrome.root.invalidation.drain(into: active.invalidation)
+        window.advance(to: time)
     }
 
-    var isAnimating: Bool { active.isAnimating || transition != nil }
-    var needsFrame: Bool { active.needsFrame || chrome.needsFrame || transition != nil }
+    var isAnimating: Bool { active.isAnimating || window.isAnimating || fadeStart != nil }
 
-    func draw(in canvas: Canvas) {
-        active.draw(in: canvas)
-        chrome.root.render(in: canvas)
-        if let t = transition {
-            let a = 1 - min(1, max(0, (time - t.start) / Self.fade))
-            canvas.draw(t.snapshot, alpha: a)
-        }
-    }
+    func draw(in canvas: Canvas) { window.render(in: canvas) }
 }
 
-/// What the screen shows outside the opening hours: black, drawn once.
-final class BlackScreen: Scene {
-    let name = "closed"
-    let invalidation = Invalidation()
-    private var size = Size(width: 1, height: 1)
-    func layout(_ info: DisplayInfo) { size = info.size; invalidation.addAll() }
-    func handle(_ batch: TouchBatch) {}
-    func handle(_ key: KeyEvent) {}
-    func advance(to time: Double) {}
-    var isAnimating: Bool { false }
-    func draw(in canvas: Canvas) { canvas.fill(Rect(origin: .zero, size: size), color: .black) }
+/// What the screen shows outside the opening hours: black.
+final class BlackScreen: ViewScene {
+    init(fonts: FontCache = FontCache(), scheduler: Scheduler = ManualScheduler()) {
+        super.init(name: "closed", fonts: fonts, scheduler: scheduler)
+    }
+    override func build(in view: SceneView) { view.backgroundColor = .black }
+}
+
+/// A picture drawn straight into the frame at its alpha (the cross-fade's old screen): no
+/// layer of its own, which would be a second full-screen copy.
+final class FadeView: View {
+    var image: Image? { didSet { setNeedsDisplay() } }
+    override var drawsContent: Bool { true }
+    override var drawsDirectly: Bool { true }
+    override func drawDirectly(in canvas: Canvas, origin: Point, alpha: Double) {
+        guard let image else { return }
+        canvas.draw(image, transform: AffineTransform(translationX: origin.x, y: origin.y), alpha: alpha)
+    }
 }
 
 /// What the shell keeps across restarts.

@@ -5,16 +5,14 @@ import KioskUI
 /// What the shell lays over its scenes, built from the toolkit: the scene bar (a `Button` per
 /// scene), the two screen edges a swipe comes in from (`ScreenEdgePanGestureRecognizer`), the
 /// corner where three fingers held still ask for the admin panel (`LongPressGestureRecognizer`),
-/// and the veil that takes the touch waking the screensaver. It is a view tree of its own, drawn
-/// over the scene; a touch none of its views takes falls through the root to the scene below
-/// (`FallThrough`), so the scene sees what it would see without the chrome.
+/// and the veil that takes the touch waking the screensaver. Its views lie over the scene in the
+/// shell's window; a touch none of them takes is the scene's, as it would be without them.
 final class ShellChrome {
-    let root: RootView
+    private unowned let window: RootView
     let bar = SceneBar()
     private let edges: [EdgeZone] = [EdgeZone(edge: .left), EdgeZone(edge: .right)]
     private let veil = Veil()
     private let adminHold = LongPressGestureRecognizer()
-    let fallThrough = FallThrough()
 
     /// A scene's button was tapped.
     var onChoose: ((String) -> Void)? { get { bar.onChoose } set { bar.onChoose = newValue } }
@@ -31,22 +29,20 @@ final class ShellChrome {
         didSet { adminHold.isEnabled = adminCorner != nil }
     }
 
-    init(fonts: FontCache, scheduler: Scheduler) {
-        root = RootView(info: DisplayInfo(size: Size(width: 1, height: 1)), fonts: fonts, scheduler: scheduler)
-        root.owner = fallThrough
-        fallThrough.clock = scheduler
-        // Every finger falls through to the scene, and the admin hold counts three.
-        root.isMultipleTouchEnabled = true
+    init(window: RootView) {
+        self.window = window
+        // The admin hold counts three fingers wherever they land.
+        window.isMultipleTouchEnabled = true
         for e in edges {
             e.pan.addTarget { [weak self] r in
                 guard r.state == .began, let pan = r as? ScreenEdgePanGestureRecognizer else { return }
                 self?.onEdgeSwipe?(pan.edge == .right ? 1 : -1)
             }
-            root.addSubview(e)
+            window.addSubview(e)
         }
         // The bar over the edges (a pill near an edge is the pill's), the veil over everything.
-        root.addSubview(bar)
-        root.addSubview(veil)
+        window.addSubview(bar)
+        window.addSubview(veil)
         adminHold.numberOfTouchesRequired = 3
         adminHold.name = "admin hold"
         adminHold.minimumPressDuration = Self.adminHoldSeconds
@@ -58,13 +54,13 @@ final class ShellChrome {
             guard r.state == .began, self?.adminCorner != nil else { return }
             self?.onAdminHold?()
         }
-        root.addGestureRecognizer(adminHold)
+        window.addGestureRecognizer(adminHold)
     }
 
     /// Within 40 mm of the chosen corner: room for three fingertips, far from most controls.
     private func inAdminCorner(_ p: Point) -> Bool {
         guard let c = adminCorner else { return false }
-        let info = root.info, zone = 40 * info.pointsPerMillimetre
+        let info = window.info, zone = 40 * info.pointsPerMillimetre
         let left = p.x <= zone, right = p.x >= info.size.width - zone
         let top = p.y <= zone, bottom = p.y >= info.size.height - zone
         switch c {
@@ -77,7 +73,6 @@ final class ShellChrome {
 
     /// Lays the chrome out for the whole screen; the bar sits below `info`'s top inset.
     func layout(_ info: DisplayInfo) {
-        root.setDisplay(info)
         for e in edges {
             let zone = e.pan.edgeWidth.points(perMillimetre: info.pointsPerMillimetre)
             e.frame = Rect(x: e.edge == .left ? 0 : info.size.width - zone, y: 0, width: zone, height: info.size.height)
@@ -97,14 +92,6 @@ final class ShellChrome {
         veil.isHidden = !asleep || overlay
         adminHold.isEnabled = adminCorner != nil && !overlay
     }
-
-    /// Delivers `batch` to the chrome; what falls through reaches `below` as one batch.
-    func handle(_ batch: TouchBatch) {
-        fallThrough.gather(batch) { root.handle(batch) }
-    }
-
-    /// Whether the chrome has anything to draw or animate.
-    var needsFrame: Bool { !root.invalidation.isEmpty || root.isAnimating }
 }
 
 /// The pills at the top that choose a scene: one `Button` per scene, all one width (the
@@ -199,44 +186,4 @@ final class Veil: View {
     override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {}
     override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {}
     override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {}
-}
-
-/// The chrome root's next responder: touches no chrome view took, handed on to the scene below
-/// (`deliver`). Those of one platform batch go on as one batch, in the platform's order; a
-/// cancellation that comes later (the admin hold taking its fingers on a timer) goes at once.
-final class FallThrough: Responder {
-    var deliver: (TouchBatch) -> Void = { _ in }
-    /// What times a cancellation outside a delivery (a recognizer's timer taking its touches).
-    weak var clock: Scheduler?
-    private var gathered: Set<Passed>?
-    private var extra: [TouchPoint] = []
-    private struct Passed: Hashable { let id: Int32; let phase: TouchPhase }
-
-    func gather(_ batch: TouchBatch, _ body: () -> Void) {
-        gathered = []
-        extra = []
-        body()
-        let passed = gathered ?? []
-        gathered = nil
-        var points = batch.points.filter { passed.contains(Passed(id: $0.id, phase: $0.phase)) }
-        // Cancelled by a recognizer while moving: the scene hears the cancellation instead.
-        points += extra.filter { p in !points.contains { $0.id == p.id && $0.phase == p.phase } }
-        if !points.isEmpty { deliver(TouchBatch(time: batch.time, points: points)) }
-    }
-
-    private func pass(_ touches: Set<Touch>, _ phase: TouchPhase) {
-        if gathered != nil {
-            for t in touches {
-                gathered!.insert(Passed(id: t.id, phase: phase))
-                if phase == .cancelled { extra.append(TouchPoint(id: t.id, phase: .cancelled, location: t.location(in: nil))) }
-            }
-        } else {
-            let pts = touches.sorted { $0.id < $1.id }.map { TouchPoint(id: $0.id, phase: phase, location: $0.location(in: nil)) }
-            deliver(TouchBatch(time: clock?.now ?? 0, points: pts))
-        }
-    }
-    override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .began) }
-    override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .moved) }
-    override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .ended) }
-    override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) { pass(touches, .cancelled) }
 }

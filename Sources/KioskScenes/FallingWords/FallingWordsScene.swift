@@ -17,17 +17,18 @@ public final class FallingWordsScene: ViewScene {
         super.init(name: "words", fonts: fonts, scheduler: scheduler)
     }
 
-    public override func build(in root: RootView) {
+    public override func build(in view: SceneView) {
         // The words view paints the background itself, in the same pass as the words.
-        root.backgroundColor = nil
-        root.addSubview(wordsView)
-        // Hundreds of small label boxes: keep them apart rather than repainting their bounding
-        // box (the coverage pass walks the damage once, not once per label).
-        root.invalidation.maximumRects = 4096
+        view.backgroundColor = nil
+        view.addSubview(wordsView)
     }
 
-    public override func layout(root: RootView) {
-        wordsView.frame = root.bounds
+    /// Hundreds of small label boxes: kept apart rather than repainting their bounding box
+    /// (the coverage pass walks the damage once, not once per label).
+    public override var maximumDamageRects: Int { 4096 }
+
+    public override func layout(view: SceneView) {
+        wordsView.frame = view.bounds
         place()
     }
 
@@ -39,7 +40,7 @@ public final class FallingWordsScene: ViewScene {
     public override func advance(to time: Double) {
         if isActive {
             self.time = time
-            let change = model.advance(to: time, height: root.bounds.height)
+            let change = model.advance(to: time, height: view.bounds.height)
             wordsView.remove(ids: change.removed)
             for id in change.added {
                 if let w = model.words.last(where: { $0.id == id }) { wordsView.add(w) }
@@ -49,16 +50,17 @@ public final class FallingWordsScene: ViewScene {
         super.advance(to: time)
     }
 
-    private func place() { wordsView.place(model: model, time: time, size: root.bounds.size) }
+    private func place() { wordsView.place(model: model, time: time, size: view.bounds.size) }
 
-    public override var isAnimating: Bool { isActive || root.isAnimating }
+    public override var isAnimating: Bool { isActive || view.isAnimating }
     public var labelCount: Int { wordsView.count }
     /// The mean label's ink box in pixels.
     public var meanLabelInkPixels: Double { wordsView.meanInkPixels }
     /// Fonts loaded (the scene's and those held for making labels), and the label masks kept
     /// (how many, their bytes): what the labels hold.
     public var textMemory: (fonts: Int, masks: Int, maskBytes: Int) {
-        (root.fonts.count + wordsView.labelFontCount, root.renderCache.textMasks.count, root.renderCache.textMasks.byteCount)
+        let cache = view.root?.renderCache
+        return (view.fonts.count + wordsView.labelFontCount, cache?.textMasks.count ?? 0, cache?.textMasks.byteCount ?? 0)
     }
     /// Where the label of word `id` is drawn (its centre, snapped to device pixels).
     public func labelCentre(of id: Int) -> Point? { wordsView.placedCentre(of: id) }

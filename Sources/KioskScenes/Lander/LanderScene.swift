@@ -64,27 +64,27 @@ public final class LanderScene: ViewScene {
 
     // MARK: Building
 
-    public override func build(in root: RootView) {
-        root.backgroundColor = Color.space
+    public override func build(in view: SceneView) {
+        view.backgroundColor = Color.space
         // Double tap anywhere outside the pad starts a new flight.
         let doubleTap = TapGestureRecognizer { [unowned self] _ in restart() }
         doubleTap.numberOfTapsRequired = 2
         background.addGestureRecognizer(doubleTap)
-        root.addSubview(background)
-        root.addSubview(terrainView)
+        view.addSubview(background)
+        view.addSubview(terrainView)
         ship.load(themeDirectory: themeDirectory, report: report)
-        root.addSubview(ship)
+        view.addSubview(ship)
 
         readout.fontSize = 20
         readout.textColor = Color.mist
         readout.isUserInteractionEnabled = false
-        root.addSubview(readout)
+        view.addSubview(readout)
 
         message.fontSize = 40
         message.alignment = .center
         message.isUserInteractionEnabled = false
         message.isHidden = true
-        root.addSubview(message)
+        view.addSubview(message)
         flyAgain.title = "Fly again"
         flyAgain.titleLabel.fontSize = 24
         flyAgain.titleLabel.textColor = Color.space
@@ -92,20 +92,20 @@ public final class LanderScene: ViewScene {
         flyAgain.cornerRadius = 12
         flyAgain.isHidden = true
         flyAgain.action = { [unowned self] _ in restart() }
-        root.addSubview(flyAgain)
+        view.addSubview(flyAgain)
 
         infoButton.title = "i"
         infoButton.titleLabel.fontSize = 24
         infoButton.titleLabel.textColor = Color.space
         infoButton.backgroundColor = Color.sky
         infoButton.action = { [unowned self] _ in showHelp() }
-        root.addSubview(infoButton)
+        view.addSubview(infoButton)
 
         pad.onChange = { [unowned self] in applyInputs() }
         pad.onMoved = { [unowned self] centre in
-            padFraction = Point(x: centre.x / max(1, root.bounds.width), y: centre.y / max(1, root.bounds.height))
+            padFraction = Point(x: centre.x / max(1, view.bounds.width), y: centre.y / max(1, view.bounds.height))
         }
-        root.addSubview(pad)
+        view.addSubview(pad)
     }
 
     // MARK: Layout
@@ -115,21 +115,21 @@ public final class LanderScene: ViewScene {
         super.layout(info)
     }
 
-    public override func layout(root: RootView) {
-        let size = root.bounds.size, mm = root.info.pointsPerMillimetre
+    public override func layout(view: SceneView) {
+        let size = view.bounds.size, mm = view.info.pointsPerMillimetre
         background.frame = Rect(origin: .zero, size: size)
         let ppm = size.height / LanderModel.worldHeight
         terrainView.configure(terrain: model.terrain, pointsPerMetre: ppm, screen: size)
         ship.bounds = Rect(x: 0, y: 0, width: 5 * ppm, height: 8 * ppm)
         // The readout and the info button stay clear of the shell's scene bar (safe area).
-        let top = max(16, root.info.safeArea.minY + 4)
+        let top = max(16, view.info.safeArea.minY + 4)
         let ib = max(48, 12 * mm)
         // Left of the info button; on a narrow panel the readout takes two lines rather than
         // running under the button.
         let readoutWidth = min(size.width - ib - 16 - 24 - 16, 720)
         let widest = "Speed 88.8 m/s (↓ 88.8) · Altitude 888 m · Fuel 100 %"
-        let lineHeight = root.fonts.font(points: readout.fontSize, scale: root.info.scale)?.lineHeight ?? 24
-        let oneLine = (root.fonts.font(points: readout.fontSize, scale: root.info.scale)?.layout(widest).width ?? 0) <= readoutWidth
+        let lineHeight = view.fonts.font(points: readout.fontSize, scale: view.info.scale)?.lineHeight ?? 24
+        let oneLine = (view.fonts.font(points: readout.fontSize, scale: view.info.scale)?.layout(widest).width ?? 0) <= readoutWidth
         readout.numberOfLines = oneLine ? 1 : 2
         readout.frame = Rect(x: 24, y: top, width: max(10, readoutWidth), height: oneLine ? 30 : 2 * lineHeight + 6)
         message.frame = Rect(x: 0, y: size.height * 0.3, width: size.width, height: 60)
@@ -140,12 +140,12 @@ public final class LanderScene: ViewScene {
         pad.layout(mm: mm)
         placePad()
         help?.frame = Rect(origin: .zero, size: size)
-        help?.contentInsets = root.info.safeAreaInsets
+        help?.contentInsets = view.info.safeAreaInsets
         updateViews()
     }
 
     private func placePad() {
-        let size = root.bounds.size, half = Size(width: pad.bounds.width / 2, height: pad.bounds.height / 2)
+        let size = view.bounds.size, half = Size(width: pad.bounds.width / 2, height: pad.bounds.height / 2)
         var c: Point
         if let f = padFraction {
             c = Point(x: f.x * size.width, y: f.y * size.height)
@@ -199,10 +199,10 @@ public final class LanderScene: ViewScene {
         super.advance(to: time)
     }
 
-    public override var isAnimating: Bool { (isActive && model.isFlying) || root.isAnimating }
+    public override var isAnimating: Bool { (isActive && model.isFlying) || view.isAnimating }
 
     private func updateViews() {
-        let size = root.bounds.size
+        let size = view.bounds.size
         guard size.width > 0 else { return }
         let ppm = size.height / LanderModel.worldHeight
         let p = model.positionMetres
@@ -239,7 +239,7 @@ public final class LanderScene: ViewScene {
         p.bodyLabel.text = "Hold the middle button to fire the engine; the side buttons turn the rocket. Use two thumbs: one on the engine, one turning.\nLand gently on the flat, lit pad: upright, slower than 2 m/s down and 1 m/s sideways.\nDouble-tap anywhere to start again. Hold the bar above the buttons for a second to move them."
         p.onClose = { [weak self] in self?.help = nil }
         help = p
-        p.present(in: root)
+        p.present(in: view)
     }
 
     // MARK: Keyboard

@@ -47,8 +47,8 @@ public final class TileBoardScene: ViewScene {
 
     // MARK: Building
 
-    public override func build(in root: RootView) {
-        root.backgroundColor = Color.ink
+    public override func build(in view: SceneView) {
+        view.backgroundColor = Color.ink
         board.scene = self
         board.isMultipleTouchEnabled = true
         let doubleTap = TapGestureRecognizer { [unowned self] r in
@@ -57,7 +57,7 @@ public final class TileBoardScene: ViewScene {
         doubleTap.numberOfTapsRequired = 2
         doubleTap.cancelsTouchesInView = false
         board.addGestureRecognizer(doubleTap)
-        root.addSubview(board)
+        view.addSubview(board)
         for t in model.tiles { addTileView(t.id) }
 
         for (b, title, color) in [(removeButton, "Remove", Color.coral), (refillButton, "Refill", Color.leaf)] {
@@ -66,7 +66,7 @@ public final class TileBoardScene: ViewScene {
             b.titleLabel.textColor = Color.ink
             b.backgroundColor = color
             b.cornerRadius = 12
-            root.addSubview(b)
+            view.addSubview(b)
         }
         removeButton.action = { [unowned self] _ in removeTiles(model.selectedIDs) }
         refillButton.action = { [unowned self] _ in refill() }
@@ -74,7 +74,7 @@ public final class TileBoardScene: ViewScene {
         status.textColor = Color.mist
         status.alignment = .center
         status.isUserInteractionEnabled = false
-        root.addSubview(status)
+        view.addSubview(status)
         refreshControls()
     }
 
@@ -90,8 +90,8 @@ public final class TileBoardScene: ViewScene {
 
     // MARK: Layout
 
-    public override func layout(root: RootView) {
-        let size = root.bounds.size, safe = root.info.safeArea, mm = root.info.pointsPerMillimetre
+    public override func layout(view: SceneView) {
+        let size = view.bounds.size, safe = view.info.safeArea, mm = view.info.pointsPerMillimetre
         gap = TileBoardModel.gapMillimetres * mm
         minimumTile = TileBoardModel.minimumTileMillimetres * mm
         // Buttons along the bottom, the status line above them, and the board in all the rest of
@@ -110,7 +110,7 @@ public final class TileBoardScene: ViewScene {
 
     /// Where the tiles go, in board coordinates: inside the margin, the safe area's width.
     private var gridArea: Rect {
-        let safe = root.info.safeArea, m = TileBoardModel.margin
+        let safe = view.info.safeArea, m = TileBoardModel.margin
         return Rect(x: safe.minX + m, y: m, width: max(0, safe.width - 2 * m), height: max(0, board.bounds.height - 2 * m))
     }
 

@@ -38,15 +38,16 @@ public final class TouchTestScene: ViewScene {
 
     // MARK: Building
 
-    public override func build(in root: RootView) {
-        root.backgroundColor = Self.background
+    public override func build(in view: SceneView) {
+        view.touchObserver = { [unowned self] in self.observe($0) }
+        view.backgroundColor = Self.background
         fingers.scene = self
-        root.addSubview(grid)
+        view.addSubview(grid)
         for (l, size, color) in [(title, 40.0, Self.textColor), (infoLine, 20, Self.dimText), (counter, 24, Self.textColor), (lastKey, 20, Self.dimText)] {
             l.fontSize = size
             l.textColor = color
             l.isUserInteractionEnabled = false
-            root.addSubview(l)
+            view.addSubview(l)
         }
         title.text = "Kiosk"
         infoLine.numberOfLines = 0
@@ -74,7 +75,7 @@ public final class TouchTestScene: ViewScene {
         spinner.accessibilityLabel = "spinner"
         spinner.addGestureRecognizer(pinch)
         spinner.addGestureRecognizer(rotate)
-        root.addSubview(spinner)
+        view.addSubview(spinner)
 
         // A square that rides above the finger dragging it, so the finger never hides it.
         follower.backgroundColor = Self.palette[2]
@@ -90,7 +91,7 @@ public final class TouchTestScene: ViewScene {
         drag.minimumDistance = .points(0)
         drag.name = "drag"
         follower.addGestureRecognizer(drag)
-        root.addSubview(follower)
+        view.addSubview(follower)
 
         // Hold for one second: a bubble pops up, and closes on release.
         holdButton.title = "Hold 1 s"
@@ -111,7 +112,7 @@ public final class TouchTestScene: ViewScene {
         hold.name = "hold"
         holdButton.accessibilityLabel = "hold button"
         holdButton.addGestureRecognizer(hold)
-        root.addSubview(holdButton)
+        view.addSubview(holdButton)
         bubble.text = "Held for 1 s — release to close"
         bubble.fontSize = 20
         bubble.alignment = .center
@@ -120,13 +121,13 @@ public final class TouchTestScene: ViewScene {
         bubble.cornerRadius = 10
         bubble.alpha = 0
         bubble.isUserInteractionEnabled = false
-        root.addSubview(bubble)
+        view.addSubview(bubble)
 
         // A small target with a finger-sized hot area, drawn as an outline.
         targetHotArea.borderWidth = 1
         targetHotArea.borderColor = Self.dimText
         targetHotArea.isUserInteractionEnabled = false
-        root.addSubview(targetHotArea)
+        view.addSubview(targetHotArea)
         target.backgroundColor = Self.palette[3]
         target.cornerRadius = 4
         let tap = TapGestureRecognizer { [unowned self] _ in
@@ -138,7 +139,7 @@ public final class TouchTestScene: ViewScene {
         tap.name = "tap"
         target.accessibilityLabel = "small target"
         target.addGestureRecognizer(tap)
-        root.addSubview(target)
+        view.addSubview(target)
         spinnerCaption.text = "Two fingers: turn and pinch"
         followerCaption.text = "Drag: it rides above your finger"
         for l in [targetLabel, swipeLabel, spinnerCaption, followerCaption] {
@@ -147,7 +148,7 @@ public final class TouchTestScene: ViewScene {
             l.textColor = Self.dimText
             l.alignment = .center
             l.isUserInteractionEnabled = false
-            root.addSubview(l)
+            view.addSubview(l)
         }
         targetLabel.text = "Small target: 0 hits"
         swipeLabel.text = "Swipe on the grid"
@@ -167,7 +168,7 @@ public final class TouchTestScene: ViewScene {
         grid.addGestureRecognizer(swipe)
 
         fingers.isUserInteractionEnabled = false
-        root.addSubview(fingers)
+        view.addSubview(fingers)
     }
 
     /// A new visitor: no fingers or trails, counters and hits at zero, the spinner upright and
@@ -184,7 +185,7 @@ public final class TouchTestScene: ViewScene {
         applySpinner()
         bubble.alpha = 0
         updateCounters()
-        layout(root: root)
+        layout(view: view)
     }
 
     private func applySpinner() {
@@ -198,14 +199,14 @@ public final class TouchTestScene: ViewScene {
 
     // MARK: Layout
 
-    var info: DisplayInfo { root.info }
+    var info: DisplayInfo { view.info }
     var markerRadius: Double { max(18, Self.markerMM * info.pointsPerMillimetre) }
     var trailWidth: Double { max(3, markerRadius / 6) }
     /// Marker radius in millimetres: about a fingertip, so the marker peeks out around it.
     static let markerMM = 9.0
 
-    public override func layout(root: RootView) {
-        let size = root.bounds.size, safe = info.safeArea
+    public override func layout(view: SceneView) {
+        let size = view.bounds.size, safe = info.safeArea
         grid.frame = Rect(origin: .zero, size: size)
         fingers.frame = Rect(origin: .zero, size: size)
         fingers.layoutChanged()
@@ -283,7 +284,7 @@ public final class TouchTestScene: ViewScene {
     private func headerHeights(width: Double) -> [Double] {
         [(title, title.text), (infoLine, infoLine.text), (counter, "10 touch points · 99999 touches since start"),
          (lastKey, lastKey.text)].map { l, text in
-            guard let font = root.fonts.font(points: l.fontSize, scale: info.scale) else { return l.fontSize * 1.2 + 8 }
+            guard let font = view.fonts.font(points: l.fontSize, scale: info.scale) else { return l.fontSize * 1.2 + 8 }
             let lines = l.numberOfLines == 1 ? 1 : Label.wrap(text, font: font, width: width, maxLines: .max).count
             return font.lineHeight * Double(lines) + 8
         }
@@ -292,7 +293,7 @@ public final class TouchTestScene: ViewScene {
     /// Room for a caption (20 pt) showing any of `texts` within `width`: wrapped onto lines,
     /// and 16 pt wider than its longest line.
     private func captionSize(_ texts: [String], width: Double) -> Size {
-        guard let font = root.fonts.font(points: 20, scale: info.scale) else { return Size(width: width, height: 26) }
+        guard let font = view.fonts.font(points: 20, scale: info.scale) else { return Size(width: width, height: 26) }
         let lines = texts.map { Label.wrap($0, font: font, width: width - 16, maxLines: .max) }
         let widest = lines.flatMap { $0.map(\.width) }.max() ?? 0
         return Size(width: min(width, widest + 16), height: (font.lineHeight * Double(lines.map(\.count).max() ?? 1)).rounded(.up) + 2)
@@ -300,7 +301,7 @@ public final class TouchTestScene: ViewScene {
 
     /// Width of `text` in points at `points` (an estimate without fonts).
     private func textWidth(_ text: String, _ points: Double) -> Double {
-        guard let font = root.fonts.font(points: points, scale: info.scale) else { return Double(text.count) * points * 0.6 }
+        guard let font = view.fonts.font(points: points, scale: info.scale) else { return Double(text.count) * points * 0.6 }
         return font.layout(text).width
     }
 
@@ -422,14 +423,15 @@ public final class TouchTestScene: ViewScene {
 
     // MARK: Input and time
 
-    public override func handle(_ batch: TouchBatch) {
+    /// Every touch on the scene, before its views hear of it: the markers and trails follow
+    /// fingers wherever they are (on a control too).
+    private func observe(_ batch: TouchBatch) {
         time = batch.time
         let ids = Set(batch.points.map(\.id))
         for f in model.fingers + model.fading where ids.contains(f.id) { fingers.invalidate(f) }
         let changed = model.apply(batch)
         for f in model.fingers + model.fading where changed.contains(f.id) { fingers.invalidate(f) }
         updateCounters()
-        super.handle(batch)
     }
 
     public override func handle(_ key: KeyEvent) {
@@ -450,7 +452,7 @@ public final class TouchTestScene: ViewScene {
         super.advance(to: time)
     }
 
-    public override var isAnimating: Bool { model.hasLiveTrails || root.isAnimating }
+    public override var isAnimating: Bool { model.hasLiveTrails || view.isAnimating }
 
     func color(for id: Int32) -> Color {
         id == TouchPoint.pointerID ? Color(rgb: 0xffffff) : Self.palette[Int(id) % Self.palette.count]

@@ -51,11 +51,12 @@ open class Panel: View {
     }
 
     /// Shows the panel over `root`'s content, fading in.
-    public func present(in root: RootView) {
-        frame = Rect(origin: .zero, size: root.bounds.size)
-        contentInsets = root.info.safeAreaInsets
+    /// Shows the panel over all of `view` (a scene's: within its safe area).
+    public func present(in view: View) {
+        frame = Rect(origin: .zero, size: view.bounds.size)
+        contentInsets = (view as? SceneView)?.info.safeAreaInsets ?? .zero
         alpha = 0
-        root.addSubview(self)
+        view.addSubview(self)
         View.animate(duration: 0.2, animations: { self.alpha = 1 })
     }
 
