@@ -23,30 +23,17 @@ test: deps unit build module tools deb e2e vm
 deps:
 	@./Packaging/install-deps.sh
 
-# The Swift runtime linked statically: ~4 ms less dynamic loading before the first frame, and a
-# binary that runs without the toolchain — so no run path to it (nor $ORIGIN) either. Linked by
-# the toolchain's lld with packed relative relocations (DT_RELR, glibc 2.36+): the 43,000
-# relocations of a position-independent static-runtime binary take 8 KB instead of 1 MB, which
-# the loader no longer reads at every start (idle PSS 18.5 -> 17.7 MiB), and ASLR stays.
-#
-# The C++ runtime the Swift runtime uses is linked statically too: nothing else in the process
-# loads libstdc++ (fontconfig, freetype and harfbuzz do not), and loading it took ~1,700 symbol
-# relocations and its initialisers at every start (`kiosk --version` 5.9 -> 4.0-4.6 ms of CPU,
-# launch -> first frame -0.9 ms, interleaved). The static runtime's link line asks for
-# `-lstdc++`; a search directory holding only the archive, ahead of the compiler's own, makes
-# that name resolve to it. (libstdc++'s licence, GCC's runtime library exception, allows this.)
-#
-# The executable exports no symbols (the static runtime's link line asks for -export-dynamic;
-# nothing loads symbols from the kiosk): its dynamic symbol table took 336 KiB of PSS.
-#
-# Functions are laid out in the order of Packaging/link-order.txt: the ones the screensaver
-# runs once start-up code is handed back (FilePages), then the rest a running kiosk executes,
-# first, so they share pages. The kernel maps a program's code 64 KiB around each page it first
-# touches, so scattered functions kept most of the 10 MB of code resident (5.1 -> 4.1 MiB
-# resident at the peers' screensaver; 2.3 MiB once start-up's code is handed back). Our
-# modules are compiled with one section per function so that the linker can move them one by
-# one; the list is regenerated
-# with Tests/E2E/tools/link_order.py, and a name it no longer finds only loses its place.
+# How the kiosk is linked, each for less start-up work and memory (numbers: docs/measurements.md):
+# - the Swift runtime statically: less dynamic loading, and a binary that runs without the
+#   toolchain (so no run path to it, nor $ORIGIN);
+# - by lld with packed relative relocations (DT_RELR, glibc 2.36+), ASLR kept;
+# - libstdc++ statically (nothing else loads it): the runtime's `-lstdc++` finds only the
+#   archive in STATIC_CXX, searched first (GCC's runtime library exception allows this);
+# - no exported symbols (nothing loads symbols from the kiosk);
+# - functions in the order of Packaging/link-order.txt (the screensaver's first, then the rest
+#   a running kiosk executes), one section per function, so the code it runs shares pages; the
+#   list is regenerated with Tests/E2E/tools/link_order.py (a name no longer found only loses
+#   its place).
 # EXTRA_LINK adds link flags for one build (link_order.py asks for a link map with it).
 STATIC_CXX := $(BUILD)/static-cxx
 LINK_ORDER := Packaging/link-order.txt

@@ -323,17 +323,10 @@ package final class Window {
     /// up to 256 boxes (more are sent grid-aligned: `Region.coarsened`), or, when it covers
     /// nine twentieths or more of the rows it touches, those rows whole.
     ///
-    /// Why whole rows: weston 10 (pixman) copies every pixel it is told of twice, and a copy of
-    /// whole rows runs through memory in one stream where the parts of rows restart at each
-    /// row. Replaying the kiosk's own damage from a client that draws nothing (weston headless,
-    /// 1920x1080): 200 falling words, 71 % of the screen in ~80 boxes, cost weston 8.4-9.2 % of
-    /// a core; the same frames' rows whole (here the whole screen) 6.7 %. A word every 0.5 s,
-    /// 33 % of the screen in 87 % of the rows: as it is 5.1 %, rows whole 5.5 % (so not there).
-    /// It is the broken rows, not the area, that cost. Live, side by side: 100 words, weston
-    /// 8.25 % with rows whole past three fifths of their area, 6.00 % past nine twentieths (the
-    /// threshold); a word every 0.5 s the same either way. The buffer holds the whole frame, so
-    /// the pixels told of beyond the damage are already right: only the damage is drawn, and
-    /// the buffers' own bookkeeping (`BufferChain`) keeps the damage as it is.
+    /// Why whole rows: weston 10 (pixman) copies every pixel it is told of twice, and whole
+    /// rows stream through memory where parts of rows restart at each row — it is the broken
+    /// rows, not the area, that cost (docs/measurements.md). The buffer holds the whole frame,
+    /// so pixels told of beyond the damage are already right.
     static func damageToReport(_ damage: Region, width: Int32) -> Region {
         let rows = damage.wholeRows(width: width)
         if damage.area * 20 >= rows.area * 9 { return rows }
@@ -410,8 +403,7 @@ package final class Window {
     package private(set) var presentation = (followed: 0, presented: 0, discarded: 0, skipped: 0)
     package var offersPresentationFeedback: Bool { display.presentation != nil }
     /// A sample: weston answers a frame's feedback apart from its frame callback, so following
-    /// every frame woke the kiosk a third time per frame (a word every 0.5 s, side by side:
-    /// the kiosk 3.1 % of a core following every frame, 2.8 % following none).
+    /// every frame woke the kiosk a third time per frame (docs/measurements.md).
     package static let feedbackEvery = 8
     private var framesUntilFollowed = 0
     /// Feedback objects the compositor has not answered yet.

@@ -494,11 +494,8 @@ extension Canvas {
         while top < ext.y + ext.height {
             let rows = min(band, ext.y + ext.height - top)
             // Only what is read of this band is cleared: the buffer is scratch. The shader reads the
-            // clip's rectangles, pixman the extents' columns. A word every 0.5 s (a third of the
-            // screen, in rows spanning most of its width): clearing the extents was 6 % of the
-            // kiosk's time, the rectangles alone headless 408 -> 351 us a frame. When they cover
-            // half the extents or more (200 words), one fill is cheaper than their many (turned:
-            // 1,626 -> 1,684 us).
+            // clip's rectangles, pixman the extents' columns; when they cover half the extents or
+            // more, one fill is cheaper than their many (docs/measurements.md).
             clears.removeAll(keepingCapacity: true)
             var cleared = 0
             for r in clipRects where r.y < top + rows && r.y + r.height > top {  // none without a shader

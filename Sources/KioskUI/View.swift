@@ -46,7 +46,7 @@ open class View: Responder {
         get { Rect(origin: boundsOrigin, size: model.size) }
         set {
             let sizeChanged = newValue.size != model.size
-            if newValue.origin != boundsOrigin { willChange(); boundsOrigin = newValue.origin; didChange() }
+            if newValue.origin != boundsOrigin { willChange(); boundsOrigin = newValue.origin }
             if sizeChanged { set(\.size, newValue.size); sizeDidChange() }
         }
     }
@@ -161,7 +161,6 @@ open class View: Responder {
             if root.animator.isActive { root.animator.removeAnimations(of: self, key) }
             willChange()
             presentation[keyPath: key] = value
-            didChange()
         }
     }
 
@@ -169,7 +168,6 @@ open class View: Responder {
     func setPresentation<T>(_ key: WritableKeyPath<Presentation, T>, _ value: T) {
         willChange()
         presentation[keyPath: key] = value
-        didChange()
     }
 
     func frame(of p: Presentation) -> Rect {
@@ -194,7 +192,6 @@ open class View: Responder {
         extentBeforeChange = isShownInRoot ? damageExtent() : nil
         root.markDirty(self)
     }
-    private func didChange() {}
     var isDirty = false
     var extentBeforeChange: Rect?
 

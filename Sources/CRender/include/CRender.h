@@ -45,19 +45,16 @@ static inline uint32_t kiosk_shade1(uint8_t a, uint32_t color) {
 }
 
 /* One row of CoverageShader's pass: dst[i] = `color` (opaque, a8r8g8b8) times cov[i] for
- * i < count, sixteen pixels at a time. (Computed or looked up in a table of 256 finished pixels
- * cost the same live; computed was a few per cent faster headless, 200 labels ~1,130 -> ~1,100
- * us a frame.) Every pixel is written: a test for pixels without coverage mispredicts where
+ * i < count, sixteen pixels at a time, computed (a table of finished pixels is no faster:
+ * docs/measurements.md). Every pixel is written: a test for pixels without coverage mispredicts where
  * coverage and gaps alternate (glyph edges), and reading sixteen old pixels to skip them where
  * both are background was slower live (those loads miss just as the stores did).
  *
  * `stream`: dst is a buffer another process reads next (the compositor), and whole 64-byte
  * lines are written with non-temporal stores. Why: an ordinary store first reads the line in
  * (the compositor read it last, so it comes from memory or the other core's cache) and leaves
- * it dirty in this core's cache, from where the compositor's next read must fetch it again.
- * Measured live under weston, falling words at the peers' label size: a word every 0.5 s, the
- * kiosk 3.9-4.3 -> 3.1-3.3 % of a core; 200 words, the kiosk 8.0 -> 7.1 % and weston 10.1 ->
- * 9.5 %. A row's partial lines at either end use ordinary stores (a partly streamed line costs
+ * it dirty in this core's cache, from where the compositor's next read must fetch it again
+ * (both processes spend less: docs/measurements.md). A row's partial lines at either end use ordinary stores (a partly streamed line costs
  * a read at the memory instead). Call kiosk_stream_fence() before the buffer is handed over.
  * CPUs without SSE2 compute every pixel alone and store it plainly. */
 static inline void kiosk_shade_row(const uint8_t *cov, uint32_t *dst, long count, uint32_t color, int stream) {

@@ -123,65 +123,15 @@ struct Settings: Equatable {
         }
 
         if let sh = table["shell"]?.table {
-            if let v = sh["scenes"] {
-                let names = v.array.map { $0.compactMap { $0.string } } ?? []
-                let valid = names.compactMap { SceneCatalog.canonicalName($0) }.filter { SceneCatalog.publicScenes.contains($0) }
-                if v.array == nil || valid.isEmpty || valid.count != names.count || names.count != v.array!.count {
-                    problem(v, "scenes must list some of \(SceneCatalog.publicScenes.joined(separator: ", ")); using all")
-                } else { s.scenes = valid }
-            }
-            if let v = sh["start"] {
-                if let n = v.string.flatMap(SceneCatalog.canonicalName), SceneCatalog.publicScenes.contains(n) { s.start = n }
-                else { problem(v, "start must be one of \(SceneCatalog.publicScenes.joined(separator: ", ")); using \(s.start)") }
-            }
-            number(sh, "idle_timeout", 0...86_400, &s.idleTimeout, problem)
-            number(sh, "blank_delay", 0...86_400, &s.blankDelay, problem)
-            if let v = sh["rotate"] {
-                if let r = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = r }
-                else { problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
-            }
-            flag(sh, "scene_bar", &s.sceneBar, problem)
-            flag(sh, "idle_reset", &s.idleReset, problem)
-            number(sh, "after_hours_wake", 1...3600, &s.afterHoursWake, problem)
-            if let v = sh["hours"] {
-                // One string or a list of them; a bad entry is pointed at where it goes wrong.
-                let specs = v.array ?? [v]
-                var hours = OpeningHours()
-                for spec in specs {
-                    guard let text = spec.string else { problem(spec, "hours must be a string like \"Mon-Fri 08:00-20:00\" or a list of them; open always"); hours = OpeningHours(); break }
-                    do { hours.rules += try OpeningHours.parse(text).rules } catch {
-                        problems.append(Problem(file: file, line: spec.position.line, column: spec.position.column + 1 + error.offset,
-                                                message: "hours: \(error.message); open always"))
-                        hours = OpeningHours()
-                        break
-                    }
-                }
-                s.hours = hours
-            }
-            flag(sh, "stats", &s.stats, problem)
-            if let v = sh["theme"] {
-                if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }
+            shell(sh, into: &s, problem) { line, column, message in
+                problems.append(Problem(file: file, line: line, column: column, message: message))
             }
         }
         if let m = table["metrics"]?.table, let v = m["textfile"] {
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
             else { problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
         }
-        if let w = table["words"]?.table {
-            if let v = w["phrases"] {
-                if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count { s.words.phrases = list }
-                else { problem(v, "phrases must be a list of strings; using the default") }
-            }
-            number(w, "speed", 5...5000, &s.words.speed, problem)
-            number(w, "interval", 0.05...60, &s.words.interval, problem)
-            var size = s.words.baseSize.width
-            number(w, "size", 50...1000, &size, problem)
-            s.words.labelWidth = size
-            if let v = w["color"] {
-                if let c = v.string.flatMap(Settings.color) { s.words.color = c }
-                else { problem(v, "color must look like \"#8e24aa\"; using the default") }
-            }
-        }
+        if let w = table["words"]?.table { words(w, into: &s, problem) }
         if let l = table["lander"]?.table, let v = l["pad"] {
             switch v.string {
             case "left": s.padSide = .left
@@ -189,26 +139,89 @@ struct Settings: Equatable {
             default: problem(v, "pad must be \"left\" or \"right\"; using right")
             }
         }
-        if let a = table["admin"]?.table {
-            if let v = a["gesture"] {
-                if v.string == "off" { s.adminCorner = nil }
-                else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
-                else { problem(v, "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
-            }
-            if let v = a["gesture"], v.string != "off", a["pin"] == nil {
-                problem(v, "the admin gesture needs a pin (4 to 8 digits): it is off until one is set")
-            }
-            if let v = a["pin"] {
-                if let p = v.string, p.isEmpty || (4...8).contains(p.count) && p.allSatisfy({ $0.isASCII && $0.isNumber }) { s.adminPIN = p.isEmpty ? nil : p }
-                else {
-                    // A PIN that cannot be typed would lock the operator out; no PIN would open
-                    // the panel to anyone. Refusing the gesture is the safe fallback.
-                    s.adminCorner = nil
-                    problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
+        if let a = table["admin"]?.table { admin(a, into: &s, problem) }
+        return (s, problems)
+    }
+
+    private typealias Report = (TOML.Node, String) -> Void
+
+    /// `[shell]`; `problemAt` points inside a value (a bad opening-hours rule).
+    private static func shell(_ sh: TOML.Table, into s: inout Settings, _ problem: Report,
+                              problemAt: (_ line: Int, _ column: Int, _ message: String) -> Void) {
+        if let v = sh["scenes"] {
+            let names = v.array.map { $0.compactMap { $0.string } } ?? []
+            let valid = names.compactMap { SceneCatalog.canonicalName($0) }.filter { SceneCatalog.publicScenes.contains($0) }
+            if v.array == nil || valid.isEmpty || valid.count != names.count || names.count != v.array!.count {
+                problem(v, "scenes must list some of \(SceneCatalog.publicScenes.joined(separator: ", ")); using all")
+            } else { s.scenes = valid }
+        }
+        if let v = sh["start"] {
+            if let n = v.string.flatMap(SceneCatalog.canonicalName), SceneCatalog.publicScenes.contains(n) { s.start = n }
+            else { problem(v, "start must be one of \(SceneCatalog.publicScenes.joined(separator: ", ")); using \(s.start)") }
+        }
+        number(sh, "idle_timeout", 0...86_400, &s.idleTimeout, problem)
+        number(sh, "blank_delay", 0...86_400, &s.blankDelay, problem)
+        if let v = sh["rotate"] {
+            if let r = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = r }
+            else { problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
+        }
+        flag(sh, "scene_bar", &s.sceneBar, problem)
+        flag(sh, "idle_reset", &s.idleReset, problem)
+        number(sh, "after_hours_wake", 1...3600, &s.afterHoursWake, problem)
+        if let v = sh["hours"] {
+            // One string or a list of them; a bad entry is pointed at where it goes wrong.
+            let specs = v.array ?? [v]
+            var hours = OpeningHours()
+            for spec in specs {
+                guard let text = spec.string else { problem(spec, "hours must be a string like \"Mon-Fri 08:00-20:00\" or a list of them; open always"); hours = OpeningHours(); break }
+                do { hours.rules += try OpeningHours.parse(text).rules } catch {
+                    problemAt(spec.position.line, spec.position.column + 1 + error.offset, "hours: \(error.message); open always")
+                    hours = OpeningHours()
+                    break
                 }
             }
+            s.hours = hours
         }
-        return (s, problems)
+        flag(sh, "stats", &s.stats, problem)
+        if let v = sh["theme"] {
+            if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }
+        }
+    }
+
+    private static func words(_ w: TOML.Table, into s: inout Settings, _ problem: Report) {
+        if let v = w["phrases"] {
+            if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count { s.words.phrases = list }
+            else { problem(v, "phrases must be a list of strings; using the default") }
+        }
+        number(w, "speed", 5...5000, &s.words.speed, problem)
+        number(w, "interval", 0.05...60, &s.words.interval, problem)
+        var size = s.words.baseSize.width
+        number(w, "size", 50...1000, &size, problem)
+        s.words.labelWidth = size
+        if let v = w["color"] {
+            if let c = v.string.flatMap(Settings.color) { s.words.color = c }
+            else { problem(v, "color must look like \"#8e24aa\"; using the default") }
+        }
+    }
+
+    private static func admin(_ a: TOML.Table, into s: inout Settings, _ problem: Report) {
+        if let v = a["gesture"] {
+            if v.string == "off" { s.adminCorner = nil }
+            else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
+            else { problem(v, "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
+        }
+        if let v = a["gesture"], v.string != "off", a["pin"] == nil {
+            problem(v, "the admin gesture needs a pin (4 to 8 digits): it is off until one is set")
+        }
+        if let v = a["pin"] {
+            if let p = v.string, p.isEmpty || (4...8).contains(p.count) && p.allSatisfy({ $0.isASCII && $0.isNumber }) { s.adminPIN = p.isEmpty ? nil : p }
+            else {
+                // A PIN that cannot be typed would lock the operator out; no PIN would open
+                // the panel to anyone. Refusing the gesture is the safe fallback.
+                s.adminCorner = nil
+                problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
+            }
+        }
     }
 
     private static func number(_ t: TOML.Table, _ key: String, _ range: ClosedRange<Double>, _ out: inout Double,

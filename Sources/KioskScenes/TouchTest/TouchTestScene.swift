@@ -52,8 +52,29 @@ public final class TouchTestScene: ViewScene {
         title.text = "Kiosk"
         infoLine.numberOfLines = 0
         counter.numberOfLines = 0
+        buildSpinner(in: view)
+        buildFollower(in: view)
+        buildHoldButton(in: view)
+        buildTarget(in: view)
+        for l in [targetLabel, swipeLabel, spinnerCaption, followerCaption] {
+            l.fontSize = 20
+            l.numberOfLines = 0
+            l.textColor = Self.dimText
+            l.alignment = .center
+            l.isUserInteractionEnabled = false
+            view.addSubview(l)
+        }
+        spinnerCaption.text = "Two fingers: turn and pinch"
+        followerCaption.text = "Drag: it rides above your finger"
+        targetLabel.text = "Small target: 0 hits"
+        swipeLabel.text = "Swipe on the grid"
+        buildSwipe()
+        fingers.isUserInteractionEnabled = false
+        view.addSubview(fingers)
+    }
 
-        // Spinner: rotate and pinch with two fingers.
+    /// Spinner: rotate and pinch with two fingers.
+    private func buildSpinner(in view: SceneView) {
         spinner.isMultipleTouchEnabled = true
         let pinch = PinchGestureRecognizer(), rotate = RotationGestureRecognizer()
         pinch.recognizesSimultaneously = { $0 === rotate }
@@ -76,8 +97,10 @@ public final class TouchTestScene: ViewScene {
         spinner.addGestureRecognizer(pinch)
         spinner.addGestureRecognizer(rotate)
         view.addSubview(spinner)
+    }
 
-        // A square that rides above the finger dragging it, so the finger never hides it.
+    /// A square that rides above the finger dragging it, so the finger never hides it.
+    private func buildFollower(in view: SceneView) {
         follower.backgroundColor = Self.palette[2]
         follower.cornerRadius = 10
         follower.accessibilityLabel = "follower"
@@ -92,8 +115,10 @@ public final class TouchTestScene: ViewScene {
         drag.name = "drag"
         follower.addGestureRecognizer(drag)
         view.addSubview(follower)
+    }
 
-        // Hold for one second: a bubble pops up, and closes on release.
+    /// Hold for one second: a bubble pops up, and closes on release.
+    private func buildHoldButton(in view: SceneView) {
         holdButton.title = "Hold 1 s"
         holdButton.titleLabel.fontSize = 20
         holdButton.titleLabel.textColor = Self.background
@@ -122,8 +147,10 @@ public final class TouchTestScene: ViewScene {
         bubble.alpha = 0
         bubble.isUserInteractionEnabled = false
         view.addSubview(bubble)
+    }
 
-        // A small target with a finger-sized hot area, drawn as an outline.
+    /// A small target with a finger-sized hot area, drawn as an outline.
+    private func buildTarget(in view: SceneView) {
         targetHotArea.borderWidth = 1
         targetHotArea.borderColor = Self.dimText
         targetHotArea.isUserInteractionEnabled = false
@@ -140,20 +167,10 @@ public final class TouchTestScene: ViewScene {
         target.accessibilityLabel = "small target"
         target.addGestureRecognizer(tap)
         view.addSubview(target)
-        spinnerCaption.text = "Two fingers: turn and pinch"
-        followerCaption.text = "Drag: it rides above your finger"
-        for l in [targetLabel, swipeLabel, spinnerCaption, followerCaption] {
-            l.fontSize = 20
-            l.numberOfLines = 0
-            l.textColor = Self.dimText
-            l.alignment = .center
-            l.isUserInteractionEnabled = false
-            view.addSubview(l)
-        }
-        targetLabel.text = "Small target: 0 hits"
-        swipeLabel.text = "Swipe on the grid"
+    }
 
-        // Swipes anywhere on the background; markers keep following those fingers.
+    /// Swipes anywhere on the background; markers keep following those fingers.
+    private func buildSwipe() {
         let swipe = SwipeGestureRecognizer { [unowned self] r in
             let d = (r as! SwipeGestureRecognizer).recognizedDirection
             let name = d == .left ? "← left" : d == .right ? "→ right" : d == .up ? "↑ up" : "↓ down"
@@ -166,9 +183,6 @@ public final class TouchTestScene: ViewScene {
         swipe.cancelsTouchesInView = false
         swipe.name = "swipe"
         grid.addGestureRecognizer(swipe)
-
-        fingers.isUserInteractionEnabled = false
-        view.addSubview(fingers)
     }
 
     /// A new visitor: no fingers or trails, counters and hits at zero, the spinner upright and
