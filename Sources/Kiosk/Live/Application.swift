@@ -167,9 +167,7 @@ final class Application: WindowDelegate, InputSink {
             // Whatever ends the kiosk (the compositor gone, memory for a buffer refused), what a
             // visitor was doing is written first, the same way a clean shutdown writes it.
             log.info("saving state before exiting")
-            notifier?.send("STOPPING=1")
-            saver.saveAll()
-            metricsFile?.write()
+            stopping()
             throw error
         }
     }
@@ -182,11 +180,16 @@ final class Application: WindowDelegate, InputSink {
             logDrawStats()
         default:
             log.info("signal \(sig): shutting down")
-            notifier?.send("STOPPING=1")
-            saver.saveAll()
-            metricsFile?.write()
+            stopping()
             loop.stop(exitCode: 0)
         }
+    }
+
+    /// What a kiosk on its way out keeps: the visitor's state and the last metrics.
+    private func stopping() {
+        notifier?.send("STOPPING=1")
+        saver.saveAll()
+        metricsFile?.write()
     }
 
     // MARK: WindowDelegate
