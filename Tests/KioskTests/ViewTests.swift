@@ -209,6 +209,20 @@ import Testing
         #expect(h.frame().isEmpty)
     }
 
+    @Test func aViewChangedInOneRootThenMovedIntoAnotherStillDamagesThere() {
+        // A scene's view changes in its own root, then the shell's window shows it.
+        let scene = Harness(), window = Harness()
+        let v = RecordingView(frame: Rect(x: 100, y: 100, width: 50, height: 50))
+        scene.root.addSubview(v)
+        scene.frame()
+        v.center = Point(x: 200, y: 125) // marked dirty in the scene's root, never flushed there
+        window.root.addSubview(v)
+        window.frame()
+        v.center = Point(x: 400, y: 125)
+        let d = window.frame()
+        #expect(d.contains(x: 180, y: 110) && d.contains(x: 390, y: 110), "\(d)")
+    }
+
     @Test func aMovedViewDamagesItsOldAndNewRectsOnlyAndIsNotRedrawn() {
         let h = Harness()
         let v = RecordingView(frame: Rect(x: 100, y: 100, width: 50, height: 50))
