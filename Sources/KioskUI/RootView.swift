@@ -213,7 +213,9 @@ public final class RootView: View {
                 t.observer = Self.observer(of: hit)
                 observed.append((p, t))
                 var recognizers: [GestureRecognizer] = []
-                var v: View? = target
+                // A finger a single-touch view refuses is still seen by its ancestors' recognizers
+                // (the window's admin hold counts every finger in its corner).
+                var v: View? = target ?? hit?.superview
                 while let cur = v {
                     recognizers += cur.gestureRecognizers.filter { $0.isEnabled && $0.shouldReceive?(t) != false }
                     v = cur.superview

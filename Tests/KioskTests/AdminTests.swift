@@ -12,6 +12,17 @@ import Testing
         r.shell.handle(TouchBatch(time: r.now, points: pts.enumerated().map { touch(id + Int32($0.offset), .began, $0.element.0, $0.element.1) }))
     }
 
+    @Test(arguments: ["tiles", "touch", "lander"]) func threeFingersHeldInTheCornerAskForThePanelOnEveryScene(scene: String) {
+        let r = ShellTests.Rig(idle: 0, start: scene)
+        r.shell.adminCorner = .topLeft
+        var asked = 0
+        r.shell.onAdminGesture = { asked += 1 }
+        r.wait(0.5)
+        down(r, corner)
+        for _ in 0..<Int(Shell.adminHold * 60) + 12 { r.wait(1.0 / 60) }
+        #expect(asked == 1, "\(scene)")
+    }
+
     @Test func threeFingersHeldInTheCornerAskForThePanelAndLeaveNothingPressed() {
         let r = ShellTests.Rig(idle: 0, start: "tiles")
         r.shell.adminCorner = .topLeft
