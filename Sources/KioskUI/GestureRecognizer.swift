@@ -41,7 +41,7 @@ open class GestureRecognizer {
     public var name = ""
     /// Told whenever any named recognizer begins or recognizes: the live kiosk logs it at
     /// debug level, so a gesture performed on a panel can be checked from its journal.
-    nonisolated(unsafe) public static var onRecognized: ((GestureRecognizer) -> Void)?
+    nonisolated(unsafe) public static var onRecognized: ((GestureRecognizer, State) -> Void)?
     /// Whether this recognizer is to see `touch` at all, asked once at touch-down (UIKit's
     /// delegate `gestureRecognizer(_:shouldReceive:)`): a touch refused is not tracked and
     /// cannot make the recognizer fail.
@@ -112,7 +112,8 @@ open class GestureRecognizer {
         state = new
         pendingState = nil
         if new != .failed && new != .possible { for a in actions { a(self) } }
-        if new == .began || new == .recognized, !name.isEmpty { Self.onRecognized?(self) }
+        // With the state it reached: its action may already have moved it on (cancelled).
+        if new == .began || new == .recognized, !name.isEmpty { Self.onRecognized?(self, new) }
     }
 
     func resetToPossible() {

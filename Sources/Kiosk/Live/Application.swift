@@ -126,10 +126,10 @@ final class Application: WindowDelegate, InputSink {
         }
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         if log.logLevel <= .debug {
-            GestureRecognizer.onRecognized = { [weak self] r in
-                self?.log.debug("gesture: \(Application.describe(r))")
+            GestureRecognizer.onRecognized = { [weak self] r, state in
+                self?.log.debug("gesture: \(Application.describe(r, state))")
                 // A drag or a switch may have moved what the next touch aims at.
-                if r.state == .recognized { self?.scheduler.schedule(after: 0) { self?.logLabelledViews() } }
+                if state == .recognized { self?.scheduler.schedule(after: 0) { self?.logLabelledViews() } }
             }
         }
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
@@ -265,11 +265,11 @@ final class Application: WindowDelegate, InputSink {
     }
 
     /// "swipe right recognized", "hold began": a recognizer as the debug log names it.
-    static func describe(_ r: GestureRecognizer) -> String {
+    static func describe(_ r: GestureRecognizer, _ state: GestureRecognizer.State) -> String {
         var what = r.name
         if let s = r as? SwipeGestureRecognizer { what += " " + s.recognizedDirection.words }
         if let e = r as? ScreenEdgePanGestureRecognizer { what += " from the \(e.edge)" }
-        return what + (r.state == .began ? " began" : " recognized")
+        return what + (state == .began ? " began" : " recognized")
     }
 
     /// At debug level, where the scene on screen has its labelled controls (scene points):
