@@ -11,6 +11,7 @@ import pytest
 from harness import Kiosk, Strict, Weston
 
 ESCAPE = 1
+F1, F2 = 59, 60
 PIN = '[admin]\npin = "2580"\n'
 
 
@@ -82,32 +83,63 @@ def swipe(direction):
     return perform
 
 
+def once_more(k, line, action):
+    """Does `action`, then waits for `line` in the log once more than before it."""
+    n = k.stderr.count(line)
+    action()
+    k.wait_for(re.escape(line), count=n + 1)
+
+
+def to_lander(c, k):
+    once_more(k, "scene: lander", lambda: c.send(f"key {F2}"))
+    time.sleep(0.5)  # the cross-fade
+
+
+def back_to_the_touch_test(c, k):
+    c.send(f"key {F1}")
+    time.sleep(0.5)
+
+
+def double_tap(c, k):
+    """Two taps on the lander's sky: a new flight."""
+    for finger in (0, 1):
+        c.send(f"down {finger} 500 350", "frame")
+        time.sleep(0.05)
+        c.send(f"up {finger}", "frame")
+        time.sleep(0.1)
+
+
 def edge_swipes(c, k):
     """In from the right (the next scene), then in from the left (back to the touch test)."""
-    stroke(c, 0, (1918, 950), (1700, 950))
-    k.wait_for(r"scene: lander", count=edge_swipes.count + 1)
+    once_more(k, "scene: lander", lambda: stroke(c, 0, (1918, 950), (1700, 950)))
     time.sleep(0.4)  # the cross-fade
     stroke(c, 0, (1, 950), (220, 950))
 
 
 def admin_hold(c, k):
-    c.send("down 1 40 40", "down 2 100 60", "down 3 60 110", "frame")
-    time.sleep(3.3)
-    c.send("up 1", "up 2", "up 3", "frame")
-    k.wait_for(r"admin panel opened", count=admin_hold.count + 1)
-    c.send(f"key {ESCAPE}")
-    k.wait_for(r"admin panel closed", count=admin_hold.count + 1)
+    def hold_three():
+        c.send("down 1 40 40", "down 2 100 60", "down 3 60 110", "frame")
+        time.sleep(3.3)
+        c.send("up 1", "up 2", "up 3", "frame")
+    once_more(k, "admin panel opened", hold_three)
+    once_more(k, "admin panel closed", lambda: c.send(f"key {ESCAPE}"))
 
 
-# What each gesture must make the recognizers say (each line once more than before).
+def nothing(c, k):
+    pass
+
+
+# What each gesture must make the recognizers say (each line once more than before); what is
+# done before the pause (to reach its scene) and after it.
 GESTURES = [
-    ("tap", tap, ["tap recognized"]),
-    ("hold", hold, ["hold began"]),
-    ("drag", drag, ["drag began"]),
-    ("pinch and turn", pinch_and_turn, ["pinch began", "rotate began"]),
-    *[(f"swipe {d}", swipe(d), [f"swipe {d} recognized"]) for d in ("right", "left", "down", "up")],
-    ("edge swipes", edge_swipes, ["edge swipe from the right began", "edge swipe from the left began"]),
-    ("admin hold", admin_hold, ["admin hold began"]),
+    ("tap", nothing, tap, ["tap recognized"], nothing),
+    ("hold", nothing, hold, ["hold began"], nothing),
+    ("drag", nothing, drag, ["drag began"], nothing),
+    ("pinch and turn", nothing, pinch_and_turn, ["pinch began", "rotate began"], nothing),
+    *[(f"swipe {d}", nothing, swipe(d), [f"swipe {d} recognized"], nothing) for d in ("right", "left", "down", "up")],
+    ("double tap", to_lander, double_tap, ["double tap recognized"], back_to_the_touch_test),
+    ("edge swipes", nothing, edge_swipes, ["edge swipe from the right began", "edge swipe from the left began"], nothing),
+    ("admin hold", nothing, admin_hold, ["admin hold began"], nothing),
 ]
 
 
@@ -119,10 +151,10 @@ def test_every_gesture_first_after_a_pause_and_right_after_another(compositor, t
     try:
         k.wait_for(r"first frame shown")
         k.wait_for(r"view: small target")
-        edge_swipes.count = admin_hold.count = 0
         missed = []
         for pause in (2.0, 0.0):
-            for name, perform, said in GESTURES:
+            for name, setup, perform, said, teardown in GESTURES:
+                setup(compositor, k)
                 before = {s: k.stderr.count(f"gesture: {s}") for s in said}
                 time.sleep(pause)
                 perform(compositor, k)
@@ -131,10 +163,7 @@ def test_every_gesture_first_after_a_pause_and_right_after_another(compositor, t
                         k.wait_for(re.escape(f"gesture: {s}"), count=before[s] + 1, timeout=5)
                     except Exception:
                         missed.append(f"{name} ({'after a pause' if pause else 'right after another'}): no '{s}'")
-                if perform is edge_swipes:
-                    edge_swipes.count += 1
-                if perform is admin_hold:
-                    admin_hold.count += 1
+                teardown(compositor, k)
                 time.sleep(0.3 if not pause else 0)
         assert not missed, "\n".join(missed) + "\n" + "\n".join(l for l in k.stderr.splitlines() if "gesture:" in l)
         if isinstance(compositor, Strict):

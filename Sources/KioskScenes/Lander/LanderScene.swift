@@ -69,6 +69,7 @@ public final class LanderScene: ViewScene {
         // Double tap anywhere outside the pad starts a new flight.
         let doubleTap = TapGestureRecognizer { [unowned self] _ in restart() }
         doubleTap.numberOfTapsRequired = 2
+        doubleTap.name = "double tap"
         background.addGestureRecognizer(doubleTap)
         view.addSubview(background)
         view.addSubview(terrainView)

@@ -56,6 +56,7 @@ public final class TileBoardScene: ViewScene {
         }
         doubleTap.numberOfTapsRequired = 2
         doubleTap.cancelsTouchesInView = false
+        doubleTap.name = "double tap"
         board.addGestureRecognizer(doubleTap)
         view.addSubview(board)
         for t in model.tiles { addTileView(t.id) }
