@@ -89,3 +89,25 @@ def test_a_bad_push_keeps_the_running_settings(weston, tmp_path):
         wait_for_screensaver(weston, timeout=6, what="the screensaver: the 1 s idle timeout still applies")
         r = subprocess.run([str(KIOSK), "check-config", str(cfg)], capture_output=True, text=True, timeout=10)
         assert r.returncode == 1 and "not a regular file (a FIFO)" in r.stdout
+
+
+FINGER0 = (0x4F, 0xC3, 0xF7)
+
+
+def test_a_touch_matrix_turns_touches_as_libinput_would(weston, tmp_path):
+    """`[touch] matrix = [-1, 0, 1, 0, 1, 0]` undoes a mirrored x: a finger reported at x = 200
+    of 1920 is drawn (and acts) at 1720; a reload back to none puts it where it is reported."""
+    with kiosk_with_config(weston, tmp_path, "[shell]\nidle_timeout = 0\n[touch]\nmatrix = [-1, 0, 1, 0, 1, 0]\n",
+                           "--scene", "touch") as (k, cfg):
+        weston.send("down 0 200 700", "frame")
+        wait_until(lambda: count_color(weston.screenshot(), (1660, 640, 1780, 760), FINGER0) > 300, timeout=5,
+                   what="the finger's marker where the mirrored report puts it")
+        assert count_color(weston.screenshot(), (140, 640, 260, 760), FINGER0) < 50
+        weston.send("up 0", "frame")
+        cfg.write_text("[shell]\nidle_timeout = 0\n")
+        k.proc.send_signal(signal.SIGHUP)
+        k.wait_for(r"settings reloaded|reloaded")
+        weston.send("down 1 200 700", "frame")
+        wait_until(lambda: count_color(weston.screenshot(), (140, 640, 260, 760), (0xFF, 0xB7, 0x4D)) > 300, timeout=5,
+                   what="the next finger's marker where it is reported")
+        weston.send("up 1", "frame")

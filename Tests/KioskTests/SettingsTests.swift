@@ -119,3 +119,32 @@ import Glibc
         #expect(s.idleTimeout == 2 && s.rotate == .upright)
     }
 }
+
+@Suite struct TouchMatrixSettingTests {
+    @Test func aMatrixIsSixNumbersThatCanBeUndone() {
+        let (s, problems) = Settings.parse("[touch]\nmatrix = [-1, 0, 1, 0, 1.0, 0]\n", file: "k.toml")
+        #expect(problems.isEmpty && s.touchMatrix == [-1, 0, 1, 0, 1, 0])
+        // Identity is no matrix at all.
+        #expect(Settings.parse("[touch]\nmatrix = [1, 0, 0, 0, 1, 0]\n", file: "k.toml").0.touchMatrix == nil)
+        for (text, says) in [("[touch]\nmatrix = [1, 0, 0]\n", "k.toml:2:10: matrix must be six numbers"),
+                             ("[touch]\nmatrix = [1, 2, 0, 2, 4, 0]\n", "k.toml:2:10: matrix [1.0, 2.0, 0.0, 2.0, 4.0, 0.0] cannot be undone"),
+                             ("[touch]\nmatrix = \"mirrored\"\n", "k.toml:2:10: matrix must be six numbers")] {
+            let (bad, problems) = Settings.parse(text, file: "k.toml")
+            #expect(bad.touchMatrix == nil)
+            #expect(problems.count == 1 && problems[0].description.hasPrefix(says), "\(problems)")
+        }
+    }
+
+    @Test func theStageTurnsTouchesButNotTheMouse() throws {
+        let r = try HeadlessRenderer(scene: BlackScreen(), info: DisplayInfo(size: Size(width: 1000, height: 500)))
+        r.stage.touchMatrix = [-1, 0, 1, 0, 1, 0] // a mirrored x undone
+        let b = r.stage.toScene(TouchBatch(time: 0, points: [TouchPoint(id: 0, phase: .began, location: Point(x: 100, y: 50)),
+                                                             TouchPoint(id: TouchPoint.pointerID, phase: .began, location: Point(x: 100, y: 50))]))
+        #expect(b.points[0].location == Point(x: 900, y: 50))
+        #expect(b.points[1].location == Point(x: 100, y: 50))
+        // With the app's own turn after it.
+        r.stage.setRotation(Rotation(quarterTurns: 1))
+        let turned = r.stage.toScene(TouchBatch(time: 0, points: [TouchPoint(id: 0, phase: .began, location: Point(x: 100, y: 50))]))
+        #expect(turned.points[0].location == r.stage.toScene(Point(x: 900, y: 50)))
+    }
+}

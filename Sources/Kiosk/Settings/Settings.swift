@@ -27,6 +27,10 @@ struct Settings: Equatable {
     var sceneBar = true
     var theme: String?
     var stats = false
+    // [touch]
+    /// libinput's calibration matrix for the touchscreen (six numbers, row-major, on
+    /// coordinates normalized to 0...1: `[-1, 0, 1, 0, 1, 0]` undoes a mirrored x); nil: none.
+    var touchMatrix: [Double]?
     // [metrics]
     /// Where node_exporter's textfile collector reads the kiosk's metrics; nil: not written.
     var metricsTextfile: String?
@@ -114,6 +118,7 @@ struct Settings: Equatable {
             "lander": ["pad"],
             "admin": ["gesture", "pin"],
             "metrics": ["textfile"],
+            "touch": ["matrix"],
         ]
         for key in table.keys {
             let node = table[key]!
@@ -140,6 +145,16 @@ struct Settings: Equatable {
             }
         }
         if let a = table["admin"]?.table { admin(a, into: &s, problem) }
+        if let t = table["touch"]?.table, let v = t["matrix"] {
+            let numbers = v.array?.compactMap { $0.double ?? $0.int.map(Double.init) } ?? []
+            if numbers.count != 6 || v.array?.count != 6 {
+                problem(v, "matrix must be six numbers [a, b, c, d, e, f] (libinput's calibration matrix); touch is not turned")
+            } else if TouchCalibration.transform(libinputMatrix: numbers, size: Size(width: 1, height: 1)) == nil {
+                problem(v, "matrix \(numbers) cannot be undone (it folds the screen onto a line); touch is not turned")
+            } else if numbers != [1, 0, 0, 0, 1, 0] {
+                s.touchMatrix = numbers
+            }
+        }
         return (s, problems)
     }
 

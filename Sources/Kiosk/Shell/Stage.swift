@@ -91,10 +91,18 @@ final class Stage {
     }
     /// Window (surface) coordinates → scene coordinates, for touches and the pointer.
     func toScene(_ p: Point) -> Point { sceneToWindow.inverted!.apply(p) }
+    /// A touch batch where its fingers are on the scene: the touchscreen's calibration first
+    /// (as libinput would apply it, on the window; never to the mouse), then the app rotation.
     func toScene(_ batch: TouchBatch) -> TouchBatch {
-        guard rotation != .upright else { return batch }
-        return TouchBatch(time: batch.time, points: batch.points.map { TouchPoint(id: $0.id, phase: $0.phase, location: toScene($0.location)) })
+        let calibration = touchMatrix.flatMap { TouchCalibration.transform(libinputMatrix: $0, size: windowInfo.size) }
+        guard rotation != .upright || calibration != nil else { return batch }
+        return TouchBatch(time: batch.time, points: batch.points.map { p in
+            let onGlass = p.isPointer ? p.location : calibration?.apply(p.location) ?? p.location
+            return TouchPoint(id: p.id, phase: p.phase, location: toScene(onGlass))
+        })
     }
+    /// libinput's calibration matrix for the touchscreen (`[touch] matrix`); nil: none.
+    var touchMatrix: [Double]?
 
     /// The stage itself changed (size, rotation, the overlay): the next frame is due whatever
     /// the scene says, and repaints everything.
