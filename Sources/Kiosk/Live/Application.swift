@@ -223,8 +223,9 @@ final class Application: WindowDelegate, InputSink {
             self?.metrics.sceneSwitches += 1
             self?.shown()
         }
+        // The blank delay at once: a kiosk started in the screensaver starts its timer here.
         let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
-                                                log: { [log] in log.notice("\($0)") },
+                                                blankDelay: current.blankDelay, log: { [log] in log.notice("\($0)") },
                                                 inhibitIdle: { [weak window] in window?.setIdleInhibited($0) })
         screensaver.onChange = { [weak self] old in self?.showingChanged(from: old) }
         screensaver.onDark = { [weak self] dark in
