@@ -35,6 +35,8 @@ final class Application: WindowDelegate, InputSink {
     private var metricsFile: MetricsTextfile?
     /// systemd's notification socket, when the kiosk runs as a service.
     private let notifier = SystemdNotifier()
+    /// Gestures and controls at debug level, frame statistics on SIGUSR1.
+    private lazy var diagnostics = Diagnostics(log: log, window: window)
 
     /// `WATCHDOG=1` from the event loop's own timer: a loop that hangs stops the pings, and
     /// systemd restarts the unit. Never from another thread, which would ping on regardless.
@@ -122,16 +124,10 @@ final class Application: WindowDelegate, InputSink {
             // Ready once people can see it: the unit's start waits for this.
             self?.notifier?.send("READY=1", "STATUS=\(self?.statusLine ?? "running")")
             self?.requestFilePageTrim()
-            self?.logLabelledViews()
+            self?.diagnostics.logLabelledViews()
         }
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
-        if log.logLevel <= .debug {
-            GestureRecognizer.onRecognized = { [weak self] r, state in
-                self?.log.debug("gesture: \(Application.describe(r, state))")
-                // A drag or a switch may have moved what the next touch aims at.
-                if state == .recognized { self?.scheduler.schedule(after: 0) { self?.logLabelledViews() } }
-            }
-        }
+        diagnostics.watchGestures(scheduler: scheduler)
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
         settings.apply = { [weak self] new, old in self?.apply(new, over: old) }
         settings.onReload = { [weak self] applied in self?.metrics.reloads[applied ? "applied" : "refused", default: 0] += 1 }
@@ -177,7 +173,7 @@ final class Application: WindowDelegate, InputSink {
         case SIGHUP: // settings
             settings.reload()
         case SIGUSR1: // one line of frame statistics, for an operator or a measurement
-            logDrawStats()
+            diagnostics.logDrawStats()
         default:
             log.info("signal \(sig): shutting down")
             stopping()
@@ -239,6 +235,7 @@ final class Application: WindowDelegate, InputSink {
         }
         screensaver.isOpen = { [weak hours] in hours?.isOpen ?? true }
         running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours)
+        (diagnostics.stage, diagnostics.shell) = (stage, shell)
         apply(current, over: nil)
         shown()
     }
@@ -265,55 +262,11 @@ final class Application: WindowDelegate, InputSink {
         if window.framesPresented == 0 { logPhase("first frame drawn") }
     }
 
-    /// "swipe right recognized", "hold began": a recognizer as the debug log names it.
-    static func describe(_ r: GestureRecognizer, _ state: GestureRecognizer.State) -> String {
-        var what = r.name
-        if let s = r as? SwipeGestureRecognizer { what += " " + s.recognizedDirection.words }
-        if let e = r as? ScreenEdgePanGestureRecognizer { what += " from the \(e.edge)" }
-        return what + (state == .began ? " began" : " recognized")
-    }
-
-    /// At debug level, where the scene on screen has its labelled controls (scene points):
-    /// what a check that touches them live aims at.
-    private func logLabelledViews() {
-        guard log.logLevel <= .debug, let root = shell?.activeScene.view else { return }
-        func visit(_ v: View) {
-            if let label = v.accessibilityLabel, !v.isHidden {
-                let f = v.convert(v.bounds, to: nil)
-                log.debug("view: \(label) at \(format(f.minX)),\(format(f.minY)) size \(format(f.width))x\(format(f.height))")
-            }
-            v.subviews.forEach(visit)
-        }
-        visit(root)
-    }
-
     /// Startup timing at debug level: where the time to the first frame goes.
     private func logPhase(_ what: String) {
         if log.logLevel <= .debug {
             log.debug("startup: \(what) at \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms")
         }
-    }
-
-    private var statsSince = MonotonicClock.now()
-    private var statsPresented = (followed: 0, presented: 0, discarded: 0, skipped: 0)
-    private func logDrawStats() {
-        let now = MonotonicClock.now(), span = max(1e-3, now - statsSince)
-        statsSince = now
-        guard let d = stage?.takeDrawStats() else { return }
-        let mean = d.frames > 0 ? d.seconds / Double(d.frames) * 1000 : 0
-        // What the compositor reported showing (wp_presentation) of the frames followed since
-        // the last line (one in `Window.feedbackEvery`).
-        let p = window.presentation, q = statsPresented
-        statsPresented = p
-        var seen = ""
-        if window.offersPresentationFeedback {
-            seen = ", \(p.followed - q.followed) followed (1 in \(Window.feedbackEvery)): \(p.presented - q.presented) shown, \(p.discarded - q.discarded) discarded"
-            if p.skipped > q.skipped { seen += ", \(p.skipped - q.skipped) not followed (no presentation feedback)" }
-        }
-        // What the screensaver's cost depends on, so that two measurements can be compared
-        // (the same settings keep more words alive on a taller screen: they fall longer).
-        let words = (shell?.activeScene as? FallingWordsScene).map { ", \($0.labelCount) words on screen" } ?? ""
-        log.notice("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen)\(words), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
     }
 
     /// The shell's part of the settings, in one place: at start (on the preparation thread,
@@ -367,7 +320,7 @@ final class Application: WindowDelegate, InputSink {
         guard let shell else { return }
         metrics.showing(shell.showingScreensaver ? "screensaver" : shell.isClosed ? "closed" : shell.currentName, now: MonotonicClock.now())
         notifier?.send("STATUS=\(statusLine)")
-        if !shell.showing.isScreensaver && !shell.showing.isClosed { logLabelledViews() }
+        if !shell.showing.isScreensaver && !shell.showing.isClosed { diagnostics.logLabelledViews() }
     }
 
     private func setMetricsFile(_ path: String?) {
