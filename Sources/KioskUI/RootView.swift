@@ -259,11 +259,8 @@ public final class RootView: View {
         if touches.isEmpty { arena.failUndecided() }
     }
 
-    /// Every touch in progress, as the batch that cancels it (what `wl_touch.cancel` becomes).
-    public func cancellationOfAllTouches(at time: Double) -> TouchBatch? {
-        let pts = touches.values.sorted { $0.id < $1.id }.map { TouchPoint(id: $0.id, phase: .cancelled, location: $0.location) }
-        return pts.isEmpty ? nil : TouchBatch(time: time, points: pts)
-    }
+    /// How many touches are down.
+    var touchesInProgress: Int { touches.count }
 
     /// Cancels the touches that began inside `view` (a scene leaving the screen), for its
     /// views, recognizers and observer alike.
@@ -346,12 +343,9 @@ public final class RootView: View {
     /// `recognizer` took these touches: their views hear `touchesCancelled` and nothing more,
     /// and so does the observer of a scene the recognizer is not in.
     func cancelViewDelivery(of list: [Touch], by recognizer: GestureRecognizer) {
-        let time = eventTime ?? scheduler.now
-        for t in list where !t.observerDropped {
-            guard let o = t.observer, recognizer.view?.isDescendant(of: o) != true else { continue }
-            t.observerDropped = true
-            o.touchObserver?(TouchBatch(time: time, points: [TouchPoint(id: t.id, phase: .cancelled, location: t.location)]))
-        }
+        let taken = list.filter { t in t.observer.map { recognizer.view?.isDescendant(of: $0) != true } ?? false }
+        tellObservers(taken.map { (TouchPoint(id: $0.id, phase: .cancelled, location: $0.location), $0) }, time: eventTime ?? scheduler.now)
+        for t in taken { t.observerDropped = true }
         var groups: [(View, Set<Touch>)] = []
         for t in list where !t.deliveryCancelled {
             t.deliveryCancelled = true

@@ -20,15 +20,6 @@ public final class Invalidation {
     /// A scene whose drawing walks the damage once (not once per item) may allow more.
     public var maximumRects = Invalidation.defaultMaximumRects
 
-    /// Moves what this holds into `other` (damage of a layer drawn over `other`'s), and
-    /// empties itself.
-    public func drain(into other: Invalidation) {
-        if everything { other.addAll() } else { for r in rects { other.add(r) } }
-        rects.removeAll(keepingCapacity: true)
-        everything = false
-        pending = false
-    }
-
     /// The damage as a pixel region at `scale`, then empties itself.
     public func take(scale: Int, bounds: PixelRect) -> Region {
         defer { rects.removeAll(keepingCapacity: true); everything = false; pending = false }

@@ -8,8 +8,8 @@ import KioskPlatform
 /// The same object drives the live window and headless renders, so both draw identically.
 ///
 /// App rotation (for compositors that cannot rotate their output): turned by `rotation`, the
-/// scene is laid out in the rotated size and drawn through a turned
-/// canvas straight into the buffer (`Canvas.turned`); `toScene` maps touch coordinates back.
+/// scene is laid out in the rotated size and drawn through a turned canvas straight into the
+/// buffer (`Canvas.turned`); `toScene` maps touch coordinates back.
 /// A rotated output's buffer (`bufferRotation`) is drawn the same way.
 final class Stage {
     let scene: Scene
@@ -49,8 +49,9 @@ final class Stage {
         return o
     }
 
-    /// The turn from the window (surface) to the buffer: set when the output is rotated, so the buffer arrives in the panel's own orientation (`wl_surface.
-    /// set_buffer_transform`) and the compositor need not rotate every frame.
+    /// The turn from the window (surface) to the buffer: set when the output is rotated, so
+    /// the buffer arrives in the panel's own orientation (`wl_surface.set_buffer_transform`)
+    /// and the compositor need not rotate every frame.
     private(set) var bufferRotation = Rotation.upright
 
     /// The buffer's size in pixels.
