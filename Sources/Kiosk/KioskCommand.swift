@@ -96,7 +96,7 @@ extension KioskCommand {
 
     /// What every headless command needs: a scene at a size and scale.
     struct HeadlessOptions: ParsableArguments {
-        @Option(help: "The scene (\(SceneCatalog.names.joined(separator: ", "))).")
+        @Option(help: "The scene (\(SceneCatalog.names.joined(separator: ", ")), or setup: the first start's setup screen).")
         var scene: String = SceneCatalog.defaultName
         @Option(help: "Logical size, e.g. 1920x1080 or 1080x1920.")
         var size: String = "1920x1080"
@@ -119,16 +119,20 @@ extension KioskCommand {
                 mm = m
             }
             let fonts = FontCache(report: { log.warning("\($0)") })
-            guard var s = workload?(fonts) ?? SceneCatalog.make(scene, fonts: fonts) else {
+            let setup = scene == "setup" ? SetupScene(fonts: fonts, scheduler: ManualScheduler(), settings: Settings(), saved: nil,
+                                                      filePath: nil, stage: nil, onFinish: { _ in }) : nil
+            guard var s = workload?(fonts) ?? setup ?? SceneCatalog.make(scene, fonts: fonts) else {
                 throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
             }
             if sceneBar {
                 // The kiosk as a visitor sees it with the default settings: the scene in the shell,
                 // under the scene bar.
-                guard SceneCatalog.publicScenes.contains(scene) else {
-                    throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.publicScenes.joined(separator: ", ")))")
+                // A scene asked for on the command line joins the visitors' in the bar, as in the kiosk.
+                guard SceneCatalog.barScenes.contains(scene) else {
+                    throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.barScenes.joined(separator: ", ")))")
                 }
-                s = Shell(names: SceneCatalog.publicScenes, start: scene, fonts: fonts, scheduler: ManualScheduler()) {
+                let names = SceneCatalog.visitorScenes.contains(scene) ? SceneCatalog.visitorScenes : SceneCatalog.visitorScenes + [scene]
+                s = Shell(names: names, start: scene, fonts: fonts, scheduler: ManualScheduler()) {
                     SceneCatalog.make($0, fonts: fonts)!
                 }
             }

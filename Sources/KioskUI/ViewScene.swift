@@ -29,6 +29,10 @@ open class ViewScene: Responder, Scene {
     /// `Invalidation.maximumRects`).
     open var maximumDamageRects: Int { Invalidation.defaultMaximumRects }
 
+    /// Whether the screensaver may take over after the idle timeout while this shows over
+    /// the scenes (an admin panel may; a setup the installer stepped away from may not).
+    open var yieldsToScreensaver: Bool { true }
+
     /// Creates the scene's views (called once).
     open func build(in view: SceneView) {}
     /// Positions views for `view.info` (called on every size, scale or panel change).

@@ -84,7 +84,7 @@ import Glibc
     // sliding and resizing to the last one's grid: each size then runs a few frames.
     @Test func tilesRelayingOutMidAnimationLeaveNoStalePixel() throws {
         let fonts = FontCache()
-        let shell = Shell(names: SceneCatalog.publicScenes, start: "tiles", fonts: fonts, scheduler: ManualScheduler()) {
+        let shell = Shell(names: SceneCatalog.barScenes, start: "tiles", fonts: fonts, scheduler: ManualScheduler()) {
             SceneCatalog.make($0, fonts: fonts)!
         }
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 600), scale: 1))

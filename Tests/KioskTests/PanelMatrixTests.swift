@@ -30,7 +30,8 @@ import Glibc
         Panel(name: "27in-2560x1440", size: Size(width: 2560, height: 1440), scale: 1, millimetres: Size(width: 597, height: 336)),
         Panel(name: "27in-3840x2160-scale2", size: Size(width: 1920, height: 1080), scale: 2, millimetres: Size(width: 597, height: 336)),
     ]
-    static let screens = ["touch", "lander", "tiles", "lander-help", "admin", "screensaver"]
+    static let screens = ["touch", "lander", "tiles", "lander-help", "admin", "screensaver",
+                          "setup-touch", "setup-calibrate", "setup-calibrated", "setup-rotate", "setup-pin", "setup-scenes"]
 
     /// The shell on `panel` showing `screen`, settled (cross-fades and fades over).
     final class Composed {
@@ -52,10 +53,29 @@ import Glibc
             case "lander-help": (shell.current as! LanderScene).showHelp()
             case "admin": shell.show(.admin(AdminPanel(fonts: fonts, scheduler: s, settings: Settings()) { _ in }))
             case "screensaver": shell.show(.screensaver)
+            case let s where s.hasPrefix("setup-"): showSetup(s)
             default: break
             }
             // The screensaver a few seconds in, when words are falling all over.
             renderer.run(until: screen == "screensaver" ? 6 : 1)
+        }
+
+        /// The setup screen at the step `screen` names, as the first start shows it; calibrated
+        /// by taps on its targets (so the result, the udev line and its buttons are laid out).
+        private func showSetup(_ screen: String) {
+            let stepName = screen == "setup-calibrated" ? "calibrate" : String(screen.dropFirst("setup-".count))
+            let step = SetupScene.Step.allCases.first { $0.title.lowercased().hasPrefix(stepName) } ?? .touch
+            let setup = SetupScene(fonts: testFonts, scheduler: scheduler, settings: Settings(), saved: nil, filePath: nil,
+                                   stage: renderer.stage, step: step) { _ in }
+            shell.show(.admin(setup))
+            renderer.run(until: 0.5)
+            guard screen == "setup-calibrated" else { return }
+            while let run = setup.calibration.run, let i = run.asking {
+                let t = run.targets[i], now = renderer.clock.now
+                shell.handle(TouchBatch(time: now, points: [touch(1, .began, t.x + 3, t.y - 2)]))
+                shell.handle(TouchBatch(time: now + 0.05, points: [touch(1, .ended, t.x + 3, t.y - 2)]))
+                renderer.run(until: now + 0.2)
+            }
         }
 
         var root: View { shell.activeScene.view }
@@ -81,6 +101,7 @@ import Glibc
         /// Things a finger is meant to touch: buttons and views with their own touch handling,
         /// not full-screen backgrounds.
         func isTarget(_ v: View, _ f: Rect) -> Bool {
+            if v is TargetView { return true } // a calibration target: where to touch, though the whole screen takes the tap
             guard v.isUserInteractionEnabled, !(v is Label) else { return false }
             let screen = Rect(origin: .zero, size: panel.size)
             if f.width >= screen.width - 1 && f.height >= screen.height * 0.9 { return false }

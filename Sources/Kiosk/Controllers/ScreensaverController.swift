@@ -66,7 +66,7 @@ final class ScreensaverController {
     private func restartIdleTimer() {
         idleTimer?.cancel()
         idleTimer = nil
-        guard idleTimeout > 0, shell.showing == .scene || shell.showing.isAdmin else { return }
+        guard idleTimeout > 0, shell.showing == .scene || shell.overlay?.yieldsToScreensaver == true else { return }
         // An admin panel left open after hours gives way to black, not to the screensaver.
         idleTimer = scheduler.schedule(after: idleTimeout) { [weak self] in
             guard let self else { return }

@@ -2,8 +2,8 @@ import Logging
 import KioskCore
 import KioskUI
 
-/// The settings in force: at start the file's (each problem reported once), then what was
-/// changed on the admin panel, then the command line on top; again on SIGHUP or when the file
+/// The settings in force: at start the file's (each problem reported once), then what the
+/// setup screen chose where the file is silent, then what was changed on the admin panel, then the command line on top; again on SIGHUP or when the file
 /// changes (`reload`), handed to `apply` with the settings they replace so the kiosk changes
 /// live. A file refused as a whole (unreadable, not TOML) gives the defaults at start, and is
 /// not applied on a reload: the kiosk keeps what it has.
@@ -37,6 +37,10 @@ final class SettingsController {
                 log.warning("\(path) not applied: the kiosk keeps the settings it has")
                 return nil
             }
+        }
+        if let store, let setup = store.load(SetupChoices.self, name: SetupChoices.storeName), setup != SetupChoices() {
+            setup.apply(to: &s)
+            log.info("settings chosen on the setup screen (\(store.path(SetupChoices.storeName))) apply where the file is silent")
         }
         if let store, let panel = store.load(PanelSettings.self, name: "admin"), !panel.isEmpty {
             panel.apply(to: &s)
@@ -81,8 +85,21 @@ final class SettingsController {
             reload()
         case .useFile:
             store.save(PanelSettings(), name: "admin")
-            log.notice("admin panel: back to the settings file")
+            store.save(savedSetup?.keepingThePIN ?? SetupChoices(), name: SetupChoices.storeName)
+            log.notice("admin panel: back to the settings file (the PIN chosen in setup stays)")
             reload()
+        case .setup:
+            break // the application opens the setup screen; its choices come back through `setupFinished`
         }
+    }
+
+    /// What the setup screen chose before, if anything.
+    var savedSetup: SetupChoices? { store.load(SetupChoices.self, name: SetupChoices.storeName) }
+
+    /// The setup screen's "Start the kiosk": its choices kept (over earlier ones), then reloaded.
+    func setupFinished(_ choices: SetupChoices) {
+        store.save(choices, name: SetupChoices.storeName)
+        log.notice("setup: choices saved to \(store.path(SetupChoices.storeName))")
+        reload()
     }
 }

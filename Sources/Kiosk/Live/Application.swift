@@ -27,6 +27,7 @@ final class Application: WindowDelegate, InputSink {
     private var stage: Stage? { running?.stage }
     private var shell: Shell? { running?.shell }
     private let startNS: UInt64
+    private let startInScreensaver: Bool
     private let store: StateStore
     private let settings: SettingsController
     let saver: StateSaver
@@ -54,6 +55,7 @@ final class Application: WindowDelegate, InputSink {
         case .closed: return "closed (outside the opening hours)"
         case .afterHoursWake: return "closed (screensaver for a visitor)"
         case .screensaver: return "screensaver"
+        case .admin(let overlay) where overlay is SetupScene: return "setting up the panel"
         case .scene, .admin: return "showing \(shell.currentName)"
         }
     }
@@ -76,6 +78,7 @@ final class Application: WindowDelegate, InputSink {
         let rotation = settings.current.rotate
         self.log = log
         self.startNS = startNS
+        self.startInScreensaver = startInScreensaver
         // The event loop first: it blocks the signals it handles, which every thread started
         // after it (the scene preparation below) inherits.
         loop = try EventLoop(log: log)
@@ -237,6 +240,10 @@ final class Application: WindowDelegate, InputSink {
         running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours)
         (diagnostics.stage, diagnostics.shell) = (stage, shell)
         apply(current, over: nil)
+        if !startInScreensaver, SetupChoices.isNeeded(settings: current, saved: settings.savedSetup, sceneAsked: settings.overrides.scene != nil) {
+            log.notice("setup: no PIN and no setup yet: showing the setup screen")
+            openSetup(at: .touch, fromAdmin: false)
+        }
         shown()
     }
 
@@ -347,16 +354,45 @@ final class Application: WindowDelegate, InputSink {
         guard let shell, let fonts = stage?.fonts else { return }
         log.notice("admin panel opened")
         let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings.current, lock: adminLock) { [weak self] outcome in
-            // After the touch that chose it has been delivered, not in the middle of it.
-            self?.scheduler.schedule(after: 0) {
+            self?.closeOverlay {
                 guard let self else { return }
-                if let running = self.running, running.shell.showing.isAdmin {
-                    running.shell.show(running.openingHours.isOpen ? .scene : .closed)
+                if case let .setup(step, changes) = outcome {
+                    if !changes.isEmpty { self.settings.panelClosed(.save(changes)) }
+                    self.openSetup(at: step, fromAdmin: true)
+                } else {
+                    self.settings.panelClosed(outcome)
                 }
-                self.settings.panelClosed(outcome)
             }
         }
         shell.show(.admin(panel))
+    }
+
+    /// The admin panel or the setup closed: after the touch that chose it has been delivered
+    /// (not in the middle of it), the scene (or closing time's black) again, then `then`.
+    private func closeOverlay(then: @escaping () -> Void) {
+        scheduler.schedule(after: 0) { [weak self] in
+            guard let self else { return }
+            if let running = self.running, running.shell.showing.isAdmin {
+                running.shell.show(running.openingHours.isOpen ? .scene : .closed)
+            }
+            then()
+        }
+    }
+
+    /// The setup screen at `step`: at the first start, or from the admin panel. What it
+    /// chose is kept and applied when it ends; the first start then shows the start scene.
+    private func openSetup(at step: SetupScene.Step, fromAdmin: Bool) {
+        guard let running, let fonts = stage?.fonts else { return }
+        let setup = SetupScene(fonts: fonts, scheduler: scheduler, settings: settings.current, saved: settings.savedSetup,
+                               filePath: settings.configPath ?? Settings.defaultPath(), stage: running.stage,
+                               step: step, fromAdmin: fromAdmin) { [weak self] choices in
+            self?.closeOverlay {
+                guard let self else { return }
+                self.settings.setupFinished(choices)
+                if !fromAdmin { self.shell?.switchTo(self.settings.current.start) }
+            }
+        }
+        running.shell.show(.admin(setup))
     }
 
     // MARK: InputSink

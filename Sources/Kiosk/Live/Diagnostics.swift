@@ -56,6 +56,12 @@ final class Diagnostics {
     private var statsSince = MonotonicClock.now()
     private var statsPresented = (followed: 0, presented: 0, discarded: 0, skipped: 0)
     /// One line of frame statistics since the last (SIGUSR1), for an operator or a measurement.
+    /// The touchscreen's calibration in force, as the file or the setup would write it.
+    private var touchLine: String {
+        guard let m = stage?.touchMatrix else { return "touch not calibrated" }
+        return "touch matrix [" + m.map { String(rounded: $0, digits: 4) }.joined(separator: ", ") + "]"
+    }
+
     func logDrawStats() {
         let now = MonotonicClock.now(), span = max(1e-3, now - statsSince)
         statsSince = now
@@ -73,6 +79,6 @@ final class Diagnostics {
         // What the screensaver's cost depends on, so that two measurements can be compared
         // (the same settings keep more words alive on a taller screen: they fall longer).
         let words = (shell?.activeScene as? FallingWordsScene).map { ", \($0.labelCount) words on screen" } ?? ""
-        log.notice("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen)\(words), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB")
+        log.notice("stats: \(d.frames) frames in \(String(format2: span)) s (\(String(format2: Double(d.frames) / span)) fps)\(seen)\(words), draw mean \(String(format2: mean)) ms, longest \(String(format2: d.longest * 1000)) ms, peak RSS \(peakRSSKiB() / 1024) MiB, \(touchLine)")
     }
 }

@@ -12,7 +12,7 @@ import KioskPlatform
 /// or unparsable file leaves every default in place — never a crash, never a blank screen.
 struct Settings: Equatable {
     // [shell]
-    var scenes = SceneCatalog.publicScenes
+    var scenes = SceneCatalog.visitorScenes
     var start = SceneCatalog.defaultName
     var idleTimeout = 120.0
     var blankDelay = 0.0
@@ -43,6 +43,10 @@ struct Settings: Equatable {
     var adminCorner: AdminCorner? = .topLeft
     /// Digits asked for before the panel opens; nil: none.
     var adminPIN: String?
+    /// The settings the file gives, as "section.name" ("shell.rotate"): where the file speaks,
+    /// what the setup screen chose does not apply (`SetupChoices`).
+    var fileKeys: Set<String> = []
+
     /// The corner the admin gesture listens in: only with a PIN. Without one, any visitor who
     /// held three fingers in the corner for 3 s would get the kiosk's settings.
     var adminGesture: AdminCorner? { adminPIN == nil ? nil : adminCorner }
@@ -125,6 +129,7 @@ struct Settings: Equatable {
             guard let keys = known[key] else { problem(node, "unknown section or setting '\(key)'"); continue }
             guard let sub = node.table else { problem(node, "'\(key)' must be a section ([\(key)])"); continue }
             for k in sub.keys where !keys.contains(k) { problem(sub[k]!, "unknown setting '\(key).\(k)'") }
+            s.fileKeys.formUnion(sub.keys.filter(keys.contains).map { "\(key).\($0)" })
         }
 
         if let sh = table["shell"]?.table {
@@ -165,14 +170,14 @@ struct Settings: Equatable {
                               problemAt: (_ line: Int, _ column: Int, _ message: String) -> Void) {
         if let v = sh["scenes"] {
             let names = v.array.map { $0.compactMap { $0.string } } ?? []
-            let valid = names.compactMap { SceneCatalog.canonicalName($0) }.filter { SceneCatalog.publicScenes.contains($0) }
+            let valid = names.compactMap { SceneCatalog.canonicalName($0) }.filter { SceneCatalog.barScenes.contains($0) }
             if v.array == nil || valid.isEmpty || valid.count != names.count || names.count != v.array!.count {
-                problem(v, "scenes must list some of \(SceneCatalog.publicScenes.joined(separator: ", ")); using all")
+                problem(v, "scenes must list some of \(SceneCatalog.barScenes.joined(separator: ", ")); using \(s.scenes.joined(separator: ", "))")
             } else { s.scenes = valid }
         }
         if let v = sh["start"] {
-            if let n = v.string.flatMap(SceneCatalog.canonicalName), SceneCatalog.publicScenes.contains(n) { s.start = n }
-            else { problem(v, "start must be one of \(SceneCatalog.publicScenes.joined(separator: ", ")); using \(s.start)") }
+            if let n = v.string.flatMap(SceneCatalog.canonicalName), SceneCatalog.barScenes.contains(n) { s.start = n }
+            else { problem(v, "start must be one of \(SceneCatalog.barScenes.joined(separator: ", ")); using \(s.start)") }
         }
         number(sh, "idle_timeout", 0...86_400, &s.idleTimeout, problem)
         number(sh, "blank_delay", 0...86_400, &s.blankDelay, problem)

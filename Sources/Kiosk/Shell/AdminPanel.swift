@@ -9,7 +9,12 @@ import KioskPlatform
 /// optional PIN. It never edits the settings file: what it saves is kept in the state store and
 /// applied over the file (see `PanelSettings`); "Use file settings" drops it again.
 final class AdminPanel: ViewScene {
-    enum Outcome: Equatable { case cancel, save(PanelSettings), useFile }
+    enum Outcome: Equatable {
+        case cancel, save(PanelSettings), useFile
+        /// The setup screen at a step (the touch test, calibration, all of it), after keeping
+        /// what was changed here.
+        case setup(SetupScene.Step, PanelSettings)
+    }
 
     static let speeds: [Double] = [30, 60, 90, 120, 150, 200, 300, 400, 600]
     static let idleTimes: [Double] = [0, 30, 60, 120, 300, 600, 1800, 3600]
@@ -29,6 +34,8 @@ final class AdminPanel: ViewScene {
                       rotate: values.rotate != initial.rotate ? values.rotate : nil)
     }
     private let pin: String?
+    /// libinput's matrix in force (the file's or the setup's), shown on the touch row.
+    private let touchMatrix: [Double]?
     private let lock: AdminLock
     private let onFinish: (Outcome) -> Void
     private(set) var unlocked: Bool
@@ -52,6 +59,7 @@ final class AdminPanel: ViewScene {
                                idleTimeout: settings.idleTimeout, rotate: settings.rotate.quarterTurns)
         initial = values
         pin = settings.adminPIN
+        touchMatrix = settings.touchMatrix
         self.lock = lock
         unlocked = settings.adminPIN == nil
         self.onFinish = onFinish
@@ -78,11 +86,13 @@ final class AdminPanel: ViewScene {
         dots.fontSize = 34
         // Settings rows: a name, the value, and buttons that change it.
         let rowSpecs: [(String, [String])] = [("Words speed", ["−", "+"]), ("Lander pad", ["Left", "Right"]),
-                                              ("Screensaver after", ["−", "+"]), ("Rotation", ["0°", "90°", "180°", "270°"])]
+                                              ("Screensaver after", ["−", "+"]), ("Rotation", ["0°", "90°", "180°", "270°"]),
+                                              (touchMatrix == nil ? "Touch" : "Touch · calibrated", ["Test", "Calibrate", "Setup"])]
         for (ri, spec) in rowSpecs.enumerated() {
             let name = Label(), value = Label()
             name.text = spec.0
             for l in [name, value] { l.fontSize = 20; l.textColor = Color.paper; l.isUserInteractionEnabled = false; card.addSubview(l) }
+            name.numberOfLines = 2
             value.alignment = .center
             var buttons: [Button] = []
             for (bi, t) in spec.1.enumerated() {
@@ -193,7 +203,8 @@ final class AdminPanel: ViewScene {
         case 0: values.speed = step(AdminPanel.speeds, values.speed, button == 1)
         case 1: values.padLeft = button == 0
         case 2: values.idleTimeout = step(AdminPanel.idleTimes, values.idleTimeout, button == 1)
-        default: values.rotate = button
+        case 3: values.rotate = button
+        default: finish(.setup([.touch, .calibrate, .touch][button], changes))
         }
         refresh()
     }
@@ -231,14 +242,19 @@ final class AdminPanel: ViewScene {
     override func layout(view: SceneView) {
         let size = view.bounds.size
         let mm = view.info.pointsPerMillimetre
-        let rowH = max(48, 11 * mm), gap = 10.0, pad = 20.0
+        // On a short panel the spacing tightens and the rows shrink to fit, never below 9 mm.
+        let tight = size.height < 640
+        let gap = tight ? 6.0 : 10, pad = tight ? 12.0 : 20, titleH = tight ? 44.0 : 60, messageH = 30.0
+        let rowCount = Double(unlocked ? rows.count : 4), dotsH = unlocked ? 0.0 : 50
+        let fits = (size.height - 24 - 2 * pad - titleH - dotsH - messageH - rowCount * gap) / (rowCount + 1)
+        let rowH = max(9 * mm, min(max(48, 11 * mm), fits))
         let w = min(620, size.width - 24)
-        let contentH: Double = unlocked ? 60 + 4 * (rowH + gap) + 30 + rowH : 60 + 50 + 4 * (rowH + gap) + 30 + rowH
+        let contentH = titleH + dotsH + rowCount * (rowH + gap) + messageH + rowH
         let h = min(size.height - 24, contentH + 2 * pad)
         card.frame = Rect(x: (size.width - w) / 2, y: (size.height - h) / 2, width: w, height: h)
         title.frame = Rect(x: pad, y: pad, width: w - 2 * pad, height: 40)
-        message.frame = Rect(x: pad, y: h - pad - rowH - 34, width: w - 2 * pad, height: 28)
-        var y = pad + 60
+        message.frame = Rect(x: pad, y: h - pad - rowH - messageH, width: w - 2 * pad, height: 28)
+        var y = pad + titleH
         if unlocked {
             for r in rows {
                 r.name.frame = Rect(x: pad, y: y, width: 200, height: rowH)
@@ -258,7 +274,7 @@ final class AdminPanel: ViewScene {
             }
         } else {
             dots.frame = Rect(x: pad, y: y, width: w - 2 * pad, height: 44)
-            y += 50
+            y += dotsH
             let kw = min(110, (w - 2 * pad - 2 * gap) / 3)
             let x0 = (w - 3 * kw - 2 * gap) / 2
             for (i, k) in keys.enumerated() {

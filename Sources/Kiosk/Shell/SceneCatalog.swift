@@ -7,9 +7,12 @@ import KioskPlatform
 /// The scenes Kiosk can show, by the names used on the command line and in settings.
 enum SceneCatalog {
     static let names = ["touch", "lander", "words", "tiles"]
-    static let defaultName = "touch"
-    /// The scenes the public can switch between (the words scene is the screensaver).
-    static let publicScenes = ["touch", "lander", "tiles"]
+    static let defaultName = "lander"
+    /// The scenes visitors switch between by default (the words scene is the screensaver; the
+    /// touch test is the operator's, in the admin panel and the setup).
+    static let visitorScenes = ["lander", "tiles"]
+    /// What `[shell] scenes` may list: the visitors' scenes, and the touch test for a bench.
+    static let barScenes = ["touch", "lander", "tiles"]
 
     /// The scene's canonical name for `name` or one of its aliases (case-insensitive), else nil.
     static func canonicalName(_ name: String) -> String? {

@@ -11,7 +11,7 @@ import KioskPlatform
 /// scene is laid out in the rotated size and drawn through a turned canvas straight into the
 /// buffer (`Canvas.turned`); `toScene` maps touch coordinates back.
 /// A rotated output's buffer (`bufferRotation`) is drawn the same way.
-final class Stage {
+final class Stage: SetupStage {
     let scene: Scene
     /// The screen as the window has it (buffer orientation).
     private(set) var windowInfo: DisplayInfo
@@ -104,6 +104,17 @@ final class Stage {
     }
     /// libinput's calibration matrix for the touchscreen (`[touch] matrix`); nil: none.
     var touchMatrix: [Double]?
+
+    /// The calibration with `fit` composed on top: `fit` was found in scene coordinates from
+    /// taps the current calibration had already turned, so the window's new map is the
+    /// current one, then to the scene, the fit, and back to the window.
+    func touchMatrix(after fit: AffineTransform) -> [Double] {
+        let size = windowInfo.size
+        let current = touchMatrix.flatMap { TouchCalibration.transform(libinputMatrix: $0, size: size) } ?? .identity
+        let toWindow = sceneToWindow
+        let composed = current.concatenating(toWindow.inverted!).concatenating(fit).concatenating(toWindow)
+        return TouchCalibration.libinputMatrix(composed, size: size)
+    }
 
     /// The stage itself changed (size, rotation, the overlay): the next frame is due whatever
     /// the scene says, and repaints everything.

@@ -1,0 +1,218 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Kiosk
+@testable import KioskUI
+@testable import KioskRender
+@testable import KioskCore
+
+/// The setup screen as an installer walks it: in the shell's window, on a stage that turns and
+/// calibrates touches as the live kiosk does, with a touchscreen that reports every finger
+/// somewhere else (`skew`: the raw position the panel sends for a finger on the glass).
+@Suite struct SetupTests {
+    final class Rig {
+        let scheduler = ManualScheduler()
+        let shell: Shell
+        let stage: Stage
+        let setup: SetupScene
+        var finished: SetupChoices?
+        let skew: (Point) -> Point
+        var now: Double { scheduler.now }
+        let size = Size(width: 1280, height: 800)
+
+        init(skew: @escaping (Point) -> Point, settings: Settings = Settings(), step: SetupScene.Step = .touch) {
+            self.skew = skew
+            let fonts = FontCache()
+            let s = scheduler
+            shell = Shell(names: settings.scenes, start: settings.start, fonts: fonts, scheduler: s) { SceneCatalog.make($0, fonts: fonts, scheduler: s)! }
+            stage = Stage(scene: shell, info: DisplayInfo(size: size))
+            var done: SetupChoices?
+            setup = SetupScene(fonts: fonts, scheduler: s, settings: settings, saved: nil, filePath: "/etc/kiosk/kiosk.toml",
+                               stage: stage, step: step) { done = $0 }
+            shell.show(.admin(setup))
+            wait(1)
+            finishedRef = { done }
+        }
+        private var finishedRef: () -> SetupChoices? = { nil }
+        var outcome: SetupChoices? { finishedRef() }
+
+        func wait(_ dt: Double) { stage.advance(to: now + dt) }
+        /// A finger on the glass at `p` (window coordinates), as the panel reports it.
+        func send(_ id: Int32, _ phase: TouchPhase, _ p: Point) {
+            let raw = skew(p)
+            shell.handle(stage.toScene(TouchBatch(time: now, points: [touch(id, phase, raw.x, raw.y)])))
+        }
+        func tapGlass(_ p: Point) {
+            send(1, .began, p)
+            wait(0.08)
+            send(1, .ended, p)
+            wait(0.2)
+        }
+        /// Taps what is drawn at scene point `p`: where it shows on the glass.
+        func tap(_ p: Point) { tapGlass(stage.sceneToWindow.apply(p)) }
+        func tap(_ v: View) { tap(v.convert(Point(x: v.bounds.midX, y: v.bounds.midY), to: nil)) }
+    }
+
+    /// A touch controller mounted mirrored left to right, a little small and off.
+    static func mirrored(_ p: Point) -> Point { Point(x: 1280 - p.x * 0.97 - 12, y: p.y * 1.02 + 8) }
+    /// One with its axes swapped (as if turned and flipped).
+    static func swapped(_ p: Point) -> Point { Point(x: p.y * 1280 / 800, y: p.x * 800 / 1280) }
+
+    @Test(arguments: [0, 1]) func aSkewedPanelIsCalibratedByTapsAloneAndTheSetupWalkedByTouch(which: Int) throws {
+        let skews: [(Point) -> Point] = [{ SetupTests.mirrored($0) }, { SetupTests.swapped($0) }]
+        let skew = skews[which]
+        let r = Rig(skew: skew)
+        #expect(r.setup.step == .touch)
+        // Touch lands elsewhere: the installer holds a finger still anywhere.
+        let centre = Point(x: 640, y: 400)
+        r.send(1, .began, centre)
+        r.wait(SetupScene.holdToCalibrate + 0.2)
+        r.send(1, .ended, centre)
+        r.wait(0.1)
+        #expect(r.setup.step == .calibrate)
+        #expect(r.setup.calibration.isCollecting)
+        // Each target as it shows, a little off as fingers are.
+        let noise = [Point(x: 1.5, y: -1), Point(x: -2, y: 1), Point(x: 1, y: 2), Point(x: -1, y: -1.5), Point(x: 0.5, y: 1)]
+        for i in 0..<5 {
+            let target = try #require(r.setup.calibration.run?.targets[r.setup.calibration.run!.asking!])
+            r.tapGlass(target + noise[i])
+        }
+        #expect(!r.setup.calibration.isCollecting)
+        let fit = try #require(r.setup.calibration.lastFit)
+        let mm = DisplayInfo.fallbackPointsPerMillimetre
+        #expect(fit.errorsAfter.allSatisfy { $0 < 3 * mm })
+        #expect(fit.errorsBefore.max()! > 20 * mm)
+        #expect(r.stage.touchMatrix != nil && r.setup.choices.touchMatrix == r.stage.touchMatrix)
+        // Now a tap lands where the finger is: the step buttons answer.
+        r.tap(r.setup.stepButtons[SetupScene.Step.rotate.rawValue])
+        #expect(r.setup.step == .rotate)
+        r.tap(r.setup.rotation.buttons[1])
+        #expect(r.stage.rotation == Rotation(quarterTurns: 1))
+        r.wait(0.5)
+        // Turned: the check circle is where it is drawn now, and touch follows the calibration.
+        r.tap(r.setup.rotation.check)
+        #expect(r.setup.rotation.check.backgroundColor == Color.leaf)
+        r.tap(r.setup.stepButtons[SetupScene.Step.pin.rawValue])
+        for k in ["1", "2", "3", "4", "OK", "1", "2", "3", "4", "OK"] {
+            r.tap(r.setup.pin.keys.first { $0.title == k }!)
+        }
+        #expect(r.setup.choices.pin == "1234")
+        r.tap(r.setup.stepButtons[SetupScene.Step.scenes.rawValue])
+        r.tap(r.setup.scenes.starts[1]) // start on the tiles
+        r.tap(r.setup.finishButton)
+        let out = try #require(r.outcome)
+        #expect(out.done && out.pin == "1234" && out.rotate == 1 && out.start == "tiles")
+        #expect(out.touchMatrix == r.stage.touchMatrix)
+    }
+
+    @Test func theFittedMatrixUndoesTheSkewAsLibinputWould() throws {
+        let r = Rig(skew: Self.mirrored, step: .calibrate)
+        for _ in 0..<5 {
+            let target = try #require(r.setup.calibration.run?.targets[r.setup.calibration.run!.asking!])
+            r.tapGlass(target)
+        }
+        let m = try #require(r.stage.touchMatrix)
+        let t = try #require(TouchCalibration.transform(libinputMatrix: m, size: r.size))
+        for p in [Point(x: 100, y: 100), Point(x: 1000, y: 700), Point(x: 640, y: 200)] {
+            #expect(t.apply(Self.mirrored(p)).distance(to: p) < 0.5)
+        }
+        // A mirrored x: libinput's a is about −1.
+        #expect(m[0] < -0.9)
+    }
+
+    @Test func aMistapIsAskedAgainAndResetLeavesTouchAsSent() throws {
+        let r = Rig(skew: { $0 }, step: .calibrate)
+        for i in 0..<5 {
+            let target = try #require(r.setup.calibration.run?.targets[r.setup.calibration.run!.asking!])
+            r.tapGlass(i == 2 ? target + Point(x: -150, y: -90) : target)
+        }
+        // The third was far off the fit of the others: asked again.
+        #expect(r.setup.calibration.run?.asking == 2)
+        r.tapGlass(r.setup.calibration.run!.targets[2])
+        #expect(!r.setup.calibration.isCollecting)
+        #expect(r.setup.calibration.lastFit!.errorsAfter.max()! < 0.5)
+        // "No calibration": identity, kept as a choice.
+        r.setup.calibration.onReset?()
+        #expect(r.stage.touchMatrix == nil)
+        #expect(r.setup.choices.touchMatrix == SetupChoices.identity)
+    }
+
+    @Test func theTwoPINsMustAgree() {
+        let r = Rig(skew: { $0 }, step: .pin)
+        for k in ["1", "2", "3", "4", "OK", "4", "3", "2", "1", "OK"] { r.tap(r.setup.pin.keys.first { $0.title == k }!) }
+        #expect(r.setup.choices.pin == nil)
+        for k in ["1", "2", "OK"] { r.tap(r.setup.pin.keys.first { $0.title == k }!) }
+        #expect(r.setup.choices.pin == nil)
+    }
+
+    @Test func theSetupWaitsForTheInstallerNotTheScreensaver() {
+        let r = Rig(skew: { $0 })
+        let saver = ScreensaverController(shell: r.shell, scheduler: r.scheduler, idleTimeout: 5)
+        r.shell.show(.scene)
+        r.shell.show(.admin(r.setup))
+        r.wait(60)
+        #expect(r.shell.showing.isAdmin)
+        _ = saver
+    }
+
+    // MARK: Choices, kept and applied
+
+    @Test func choicesApplyWhereTheFileIsSilentAndTheFileWinsElsewhere() {
+        let choices = SetupChoices(done: true, touchMatrix: [-1, 0, 1, 0, 1, 0], rotate: 1, pin: "2468", scenes: ["lander"], start: "lander")
+        var plain = Settings()
+        choices.apply(to: &plain)
+        #expect(plain.touchMatrix == [-1, 0, 1, 0, 1, 0] && plain.rotate == Rotation(quarterTurns: 1))
+        #expect(plain.adminPIN == "2468" && plain.scenes == ["lander"])
+        var (file, problems) = Settings.parse("[shell]\nrotate = 180\n[touch]\nmatrix = [1, 0, 0, 0, -1, 1]\n", file: "k.toml")
+        #expect(problems.isEmpty)
+        choices.apply(to: &file)
+        #expect(file.rotate == Rotation(quarterTurns: 2) && file.touchMatrix == [1, 0, 0, 0, -1, 1])
+        #expect(file.adminPIN == "2468")
+        // A saved file edited by hand: what cannot be used is left out.
+        var edited = Settings()
+        SetupChoices(touchMatrix: [0, 0, 0, 0, 0, 0], rotate: 7, pin: "12", scenes: ["words"], start: "touch").apply(to: &edited)
+        #expect(edited == Settings())
+    }
+
+    @Test func setupShowsOnlyWithoutAPINWithoutAnEarlierSetupAndWithoutASceneAsked() {
+        var s = Settings()
+        #expect(SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: false))
+        #expect(!SetupChoices.isNeeded(settings: s, saved: SetupChoices(done: true), sceneAsked: false))
+        #expect(!SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: true))
+        s.adminPIN = "1234"
+        #expect(!SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: false))
+    }
+
+    @Test func theChoicesComeBackAfterARestartAndUseFileSettingsKeepsOnlyThePIN() throws {
+        let dir = "/tmp/kiosk-setup-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+        defer { _ = system("rm -rf '\(dir)'") }
+        let store = StateStore(directory: dir)
+        store.save(SetupChoices(), name: "empty") // makes the folder
+        let file = dir + "/kiosk.toml"
+        #expect(system("printf '[words]\\nspeed = 90\\n' > '\(file)'") == 0)
+        let log = makeLogger(verbose: false)
+        let controller = SettingsController(configPath: file, overrides: Overrides(), store: store, log: log)
+        controller.setupFinished(SetupChoices(done: true, touchMatrix: [0, 1, 0, 1, 0, 0], rotate: 3, pin: "9999", scenes: ["tiles"], start: "tiles"))
+        let again = SettingsController(configPath: file, overrides: Overrides(), store: store, log: log)
+        #expect(again.current.touchMatrix == [0, 1, 0, 1, 0, 0] && again.current.rotate == Rotation(quarterTurns: 3))
+        #expect(again.current.scenes == ["tiles"] && again.current.start == "tiles" && again.current.adminPIN == "9999")
+        again.panelClosed(.useFile)
+        #expect(again.current.touchMatrix == nil && again.current.rotate == .upright && again.current.scenes == SceneCatalog.visitorScenes)
+        #expect(again.current.adminPIN == "9999")
+        #expect(again.savedSetup?.done == true)
+    }
+
+    @Test func visitorsGetTheLanderAndTheTilesAndStartOnTheLander() {
+        let s = Settings()
+        #expect(s.scenes == ["lander", "tiles"] && s.start == "lander")
+        // An operator may still put the touch test in the bar (a bench).
+        let (bench, problems) = Settings.parse("[shell]\nscenes = [\"touch\", \"tiles\"]\nstart = \"touch\"\n", file: "k.toml")
+        #expect(problems.isEmpty && bench.scenes == ["touch", "tiles"] && bench.start == "touch")
+    }
+
+    @Test func theUdevLineIsLibinputsMatrix() {
+        #expect(SetupScene.udevLine([-1, 0, 1, 0, 1.000049, 0]) == "ENV{LIBINPUT_CALIBRATION_MATRIX}=\"-1 0 1 0 1 0\"")
+        #expect(String(rounded: -0.00001, digits: 4) == "0")
+    }
+}
