@@ -23,7 +23,7 @@ def marker_pixels(img, x, y, color):
 
 def started(kiosk, **kw):
     """A kiosk whose surface the compositor shows (mapped, so input reaches it)."""
-    k = kiosk(**kw)
+    k = kiosk("--scene", "touch", **kw)
     k.wait_for(r"first frame committed")
     k.wait_for(r"first frame shown")
     return k

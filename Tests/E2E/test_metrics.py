@@ -25,7 +25,7 @@ def value(fams, sample, **labels):
 def test_the_textfile_parses_follows_the_naming_rules_and_counts_what_happened(weston, tmp_path):
     prom = tmp_path / "kiosk.prom"
     cfg = tmp_path / "kiosk.toml"
-    cfg.write_text(f'[metrics]\ntextfile = "{prom}"\n')
+    cfg.write_text(f'[shell]\nscenes = ["touch", "lander", "tiles"]\n[metrics]\ntextfile = "{prom}"\n')
     env = weston.env(XDG_STATE_HOME=str(tmp_path))
     with Kiosk(weston, "--verbose", "--config", str(cfg), "--scene", "touch", "--idle-timeout", "0", env=env,
                protocol=False) as k:

@@ -95,7 +95,7 @@ def test_kiosk_on_screen_reaches_systemd_through_the_session(session):
     wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=f"READY=1 relayed:\n{s.log.read_text()}")
     messages = [m for _, m in s.notify.poll()]
     assert messages[0] == "STATUS=starting cage"
-    assert any("STATUS=showing touch" in m for m in messages)
+    assert any("STATUS=setting up the panel" in m for m in messages)  # a fresh kiosk
     assert not any("MAINPID=" in m for m in messages)
     # Kiosk pings (WATCHDOG_PID named another process: the session takes it off for Kiosk).
     time.sleep(1.6)

@@ -121,6 +121,20 @@ import Glibc
         #expect(m[0] < -0.9)
     }
 
+    @Test func twoFingersHeldAreATestNotAHold() {
+        let r = Rig(skew: { $0 })
+        r.send(1, .began, Point(x: 400, y: 400))
+        r.send(2, .began, Point(x: 700, y: 500))
+        r.wait(SetupScene.holdToCalibrate + 1)
+        #expect(r.setup.step == .touch)
+        r.send(1, .ended, Point(x: 400, y: 400))
+        r.send(2, .ended, Point(x: 700, y: 500))
+        // One finger alone, held still: calibration.
+        r.send(3, .began, Point(x: 400, y: 400))
+        r.wait(SetupScene.holdToCalibrate + 0.1)
+        #expect(r.setup.step == .calibrate)
+    }
+
     @Test func aMistapIsAskedAgainAndResetLeavesTouchAsSent() throws {
         let r = Rig(skew: { $0 }, step: .calibrate)
         for i in 0..<5 {
@@ -177,11 +191,15 @@ import Glibc
 
     @Test func setupShowsOnlyWithoutAPINWithoutAnEarlierSetupAndWithoutASceneAsked() {
         var s = Settings()
-        #expect(SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: false))
-        #expect(!SetupChoices.isNeeded(settings: s, saved: SetupChoices(done: true), sceneAsked: false))
-        #expect(!SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: true))
+        #expect(SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: false, ranBefore: false))
+        // Begun and interrupted (a power cut mid-setup): again.
+        #expect(SetupChoices.isNeeded(settings: s, saved: SetupChoices(done: false), sceneAsked: false, ranBefore: true))
+        #expect(!SetupChoices.isNeeded(settings: s, saved: SetupChoices(done: true), sceneAsked: false, ranBefore: false))
+        #expect(!SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: true, ranBefore: false))
+        // Upgraded from a kiosk without setups: it was set up then.
+        #expect(!SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: false, ranBefore: true))
         s.adminPIN = "1234"
-        #expect(!SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: false))
+        #expect(!SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: false, ranBefore: false))
     }
 
     @Test func theChoicesComeBackAfterARestartAndUseFileSettingsKeepsOnlyThePIN() throws {

@@ -133,7 +133,7 @@ class Panel:
         args = [str(KIOSK), "snapshot", "--scene", scene, "--size", f"{size[0]}x{size[1]}", "--out", str(path)]
         if mm:
             args += ["--panel-mm", f"{mm[0]}x{mm[1]}"]
-        if scene_bar:
+        if scene_bar and scene != "setup":  # the setup screen has the whole screen
             args.append("--scene-bar")
         subprocess.run(args, check=True, capture_output=True)
         return Image.open(path).convert("RGB")

@@ -60,25 +60,24 @@ def assert_snapshot(panel, img, scene, what, size=None, mm=None, rotate=0):
     assert share < 0.002, f"{what}: {share:.2%} of the screen differs from `kiosk snapshot` within {box}"
 
 
-def show_the_touch_test(panel):
-    panel.tap(*box_centre(accent_box(panel.snapshot("touch", mm=panel.mm))))
-    wait_for("the touch test", lambda: shows_scene(panel, panel.screen("touch"), "touch", mm=panel.mm), timeout=10)
+def show_the_tiles(panel):
+    panel.tap(*box_centre(accent_box(panel.snapshot("tiles", mm=panel.mm))))
+    wait_for("the tiles", lambda: shows_scene(panel, panel.screen("tiles"), "tiles", mm=panel.mm), timeout=10)
 
 
-def tap_the_tiles_pill_turned(panel, quarter_turns, what):
-    """Taps the Tiles pill where the portrait picture, turned onto the landscape panel by
-    `quarter_turns` (counter-clockwise, as PIL turns), draws it; the tiles must then show."""
+def tap_the_lander_pill_turned(panel, quarter_turns, what):
+    """The tiles (shown before the turn) turned onto the landscape panel by `quarter_turns`
+    (counter-clockwise, as PIL turns) exactly as `kiosk snapshot` draws them in portrait; then a
+    tap where that picture has the Lander pill must show the lander."""
     w, h = panel.size
     portrait = (h, w)
-    # A visitor taps what they see: first the touch test (shown before the turn) turns.
-    turned = panel.snapshot("touch", size=portrait, mm=panel.mm).rotate(90 * quarter_turns, expand=True)
-    wait_for("the touch test turned", lambda: differing(panel.screen("turning"), turned)[0] < 0.002, timeout=30)
-    x, y = box_centre(accent_box(panel.snapshot("tiles", size=portrait, mm=panel.mm)))
+    turned = panel.snapshot("tiles", size=portrait, mm=panel.mm).rotate(90 * quarter_turns, expand=True)
+    wait_for("the tiles turned", lambda: differing(panel.screen("turning"), turned)[0] < 0.002, timeout=30)
+    x, y = box_centre(accent_box(panel.snapshot("lander", size=portrait, mm=panel.mm)))
     # Portrait point (x, y) on the panel: a quarter turn counter-clockwise puts it at (y, h' − x),
     # clockwise at (w' − y, x), where (w', h') is the portrait size.
     panel.tap(*((y, portrait[0] - x) if quarter_turns == 1 else (portrait[1] - y, x)))
-    want = panel.snapshot("tiles", size=portrait, mm=panel.mm).rotate(90 * quarter_turns, expand=True)
-    wait_for(f"the tiles, {what}", lambda: differing(panel.screen("turned-tiles"), want)[0] < 0.002, timeout=15)
+    wait_for(f"the lander, {what}", lambda: panel.unit("StatusText") == "showing lander", timeout=15)
 
 
 def cpu_seconds(panel, pids):
@@ -122,21 +121,22 @@ class TestPanelWithGPU:
         took = time.monotonic() - start
         assert r["rc"] == 0, r["out"] + r["err"]
         assert gpu.active(), gpu.journal()
-        assert gpu.unit("StatusText") == "showing touch"
+        assert gpu.unit("StatusText") == "setting up the panel"
         record("gpu: systemctl enable --now kiosk returned, the kiosk on screen (READY)", f"{took:.1f} s")
         assert CHOICE[SUITE]["gpu"] in gpu.journal()
         assert gpu.journal("-p", "warning") == "", "nothing needs attention on a good start"
 
     def test_the_screen_is_the_kiosk_exactly(self, gpu):
+        """A fresh kiosk shows the setup screen, its touch check first."""
         gpu.mm = gpu.edid_mm()
-        assert_snapshot(gpu, gpu.screen("first"), "touch", "the first screen", mm=gpu.mm)
+        assert_snapshot(gpu, gpu.screen("first"), "setup", "the first screen", mm=gpu.mm)
 
     def test_no_cursor_arrow_when_a_mouse_is_plugged_in(self, gpu):
         # The machine booted with a PS/2 mouse; cage sets its arrow (mid-screen) when a pointer
         # is added while it runs: a touch controller's mouse interface, a USB mouse.
         w, h = gpu.size
         centre = (w // 2 - 48, h // 2 - 48, w // 2 + 48, h // 2 + 48)
-        want = gpu.snapshot("touch", mm=gpu.mm).crop(centre)
+        want = gpu.snapshot("setup", mm=gpu.mm, scene_bar=False).crop(centre)
         gpu.vm.call("mouse", plug=True)
         time.sleep(2)
         assert differing(gpu.screen("mouse").crop(centre), want)[0] == 0, "an arrow mid-screen"
@@ -155,13 +155,6 @@ class TestPanelWithGPU:
         gpu.remove_drop_ins()
         gpu.restart()
 
-    def test_a_pill_tap_switches_scenes(self, gpu):
-        tiles = box_centre(accent_box(gpu.snapshot("tiles", mm=gpu.mm)))
-        gpu.tap(*tiles)
-        wait_for("the tiles on screen", lambda: shows_scene(gpu, gpu.screen("tiles"), "tiles", mm=gpu.mm), timeout=10)
-        gpu.tap(*box_centre(accent_box(gpu.snapshot("touch", mm=gpu.mm))))
-        wait_for("the touch test back", lambda: shows_scene(gpu, gpu.screen("touch"), "touch", mm=gpu.mm), timeout=10)
-
     def test_two_held_fingers_show_two_markers_while_held(self, gpu):
         w, h = gpu.size
         gpu.vm.touch(["down", 0, 0.3, 0.5], ["down", 1, 0.5, 0.6], ["sync"])
@@ -173,8 +166,54 @@ class TestPanelWithGPU:
         finally:
             gpu.vm.touch(["up", 0], ["up", 1], ["sync"])
 
-    def test_the_lander_fires_while_its_button_is_held(self, gpu):
+    def test_a_mirrored_touchscreen_is_calibrated_by_taps_alone(self, gpu):
+        """The uinput touchscreen reports every finger mirrored left to right (x → 1 − x), as a
+        controller mounted the wrong way round: a finger held still calibrates, five taps on the
+        targets fit the map, and then a tap lands on what is drawn under it — the finish, the
+        tiles' pill — and still does after a restart."""
+        w, h = gpu.size
+
+        def finger(x, y):  # where the mirrored controller reports a finger on the glass at (x, y)
+            return 1 - x / w, y / h
+
+        def tap(x, y):
+            gpu.vm.touch(["down", 0, *finger(x, y)], ["sync"], ["sleep", 0.08], ["up", 0], ["sync"])
+            time.sleep(1)
+
+        gpu.vm.touch(["down", 0, *finger(0.35 * w, 0.55 * h)], ["sync"])
+        try:
+            wait_for("the calibration to start", lambda: "setup: step calibrate" in gpu.journal(), timeout=15)
+        finally:
+            gpu.vm.touch(["up", 0], ["sync"])
+        for tx, ty in [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.5, 0.35)]:  # TouchCalibration.targets
+            tap(tx * w, ty * h)
+        wait_for("the fit", lambda: "setup: touch calibrated" in gpu.journal(), timeout=15)
+        line = next(l for l in gpu.journal().splitlines() if "setup: touch calibrated" in l)
+        matrix = [float(v) for v in line.split('LIBINPUT_CALIBRATION_MATRIX}="')[1].split('"')[0].split()]
+        assert all(abs(a - b) < 0.01 for a, b in zip(matrix, [-1, 0, 1, 0, 1, 0])), line
+        record("gpu: mirrored touchscreen calibrated by five taps", line.split("touch calibrated: ")[1].split(";")[0])
+        # Start the kiosk: the accent button in the setup's top bar.
+        tap(*box_centre(accent_box(gpu.snapshot("setup", mm=gpu.mm))))
+        wait_for("the lander after the setup", lambda: gpu.unit("StatusText") == "showing lander", timeout=15)
+        tiles = box_centre(accent_box(gpu.snapshot("tiles", mm=gpu.mm)))
+        tap(*tiles)
+        wait_for("the tiles, by a true tap on their pill", lambda: shows_scene(gpu, gpu.screen("mirrored-tiles"), "tiles", mm=gpu.mm), timeout=10)
+        gpu.restart()
+        tap(*box_centre(accent_box(gpu.snapshot("lander", mm=gpu.mm))))
+        wait_for("the lander after a restart, by a true tap", lambda: gpu.unit("StatusText") == "showing lander", timeout=15)
+        # The rest of the suite touches an upright, unmirrored panel: the setup's choices but
+        # the calibration dropped, as the admin panel's "No calibration" would.
+        gpu.vm.run("systemctl stop kiosk && printf '{\"done\": true}' > /var/lib/kiosk/setup.json && systemctl start kiosk", timeout=120)
+        gpu.wait_kiosk(timeout=60)
+
+    def test_a_pill_tap_switches_scenes(self, gpu):
+        tiles = box_centre(accent_box(gpu.snapshot("tiles", mm=gpu.mm)))
+        gpu.tap(*tiles)
+        wait_for("the tiles on screen", lambda: shows_scene(gpu, gpu.screen("tiles"), "tiles", mm=gpu.mm), timeout=10)
         gpu.tap(*box_centre(accent_box(gpu.snapshot("lander", mm=gpu.mm))))
+        wait_for("the lander back", lambda: shows_scene(gpu, gpu.screen("lander"), "lander", mm=gpu.mm), timeout=10)
+
+    def test_the_lander_fires_while_its_button_is_held(self, gpu):
         wait_for("the lander", lambda: shows_scene(gpu, gpu.screen("lander"), "lander", mm=gpu.mm), timeout=10)
         before = ship_top(gpu.screen("lander-before"))
         assert before is not None
@@ -243,26 +282,26 @@ class TestPanelWithGPU:
     def test_cage_turned_the_releases_way_takes_touch_where_it_draws(self, gpu):
         """cage 0.1.4: `-r` through `systemctl edit`; cage 0.2.0 has no -r and turns its output
         through wlr-output-management (`wlr-randr --transform 90`, live)."""
-        show_the_touch_test(gpu)
-        time.sleep(5)  # saved: the turned kiosk starts on it
+        show_the_tiles(gpu)
+        time.sleep(5)  # saved: the turned kiosk starts on them
         if SUITE == "bookworm":
             gpu.drop_in("override", "[Service]\nExecStart=\nExecStart=/usr/bin/kiosk session --compositor cage -r")
             gpu.restart()
         else:
             output = gpu.kiosk_wayland("wlr-randr").split()[0]
             gpu.kiosk_wayland(f"wlr-randr --output {output} --transform 90")
-        tap_the_tiles_pill_turned(gpu, quarter_turns=1, what="cage turned")
+        tap_the_lander_pill_turned(gpu, quarter_turns=1, what="cage turned")
         gpu.remove_drop_ins()
         gpu.restart()
 
     def test_kiosk_turned_by_its_settings_takes_touch_where_it_draws(self, gpu):
         """`rotate = 90` in kiosk.toml, saved while the kiosk runs: the way on any compositor."""
-        show_the_touch_test(gpu)
-        gpu.vm.run("sed -i 's/^rotate = 0 /rotate = 90 /' /etc/kiosk/kiosk.toml")
+        show_the_tiles(gpu)
+        gpu.vm.run("sed -i 's/^# rotate = 0 /rotate = 90 /' /etc/kiosk/kiosk.toml")
         try:
-            tap_the_tiles_pill_turned(gpu, quarter_turns=-1, what="kiosk.toml's rotate = 90")
+            tap_the_lander_pill_turned(gpu, quarter_turns=-1, what="kiosk.toml's rotate = 90")
         finally:
-            gpu.vm.run("sed -i 's/^rotate = 90 /rotate = 0 /' /etc/kiosk/kiosk.toml")
+            gpu.vm.run("sed -i 's/^rotate = 90 /# rotate = 0 /' /etc/kiosk/kiosk.toml")
         wait_for("upright again", lambda: accent_box(gpu.screen("upright")) is not None, timeout=15)
 
     def test_an_upgrade_keeps_the_operators_settings_and_restarts_the_kiosk(self, gpu, deb, tmp_path):
@@ -284,7 +323,7 @@ class TestPanelWithGPU:
         a = cpu_seconds(gpu, pids)
         time.sleep(10)
         used = cpu_seconds(gpu, pids) - a
-        record("gpu: idle (touch test), Kiosk + cage + session over 10 s", f"{used / 10:.2%} of a core")
+        record("gpu: idle (tiles), Kiosk + cage + session over 10 s", f"{used / 10:.2%} of a core")
         assert used / 10 < 0.01
 
     def test_the_weston_unit_shows_the_kiosk_too(self, gpu):
@@ -305,11 +344,11 @@ class TestPlainFramebuffer:
         r = plain.admin("sudo systemctl enable --now kiosk", timeout=240)
         assert r["rc"] == 0, r["out"] + r["err"]
         record("plain: systemctl enable --now kiosk returned, the kiosk on screen (READY)", f"{time.monotonic() - start:.1f} s")
-        assert plain.active() and plain.unit("StatusText") == "showing touch"
+        assert plain.active() and plain.unit("StatusText") == "setting up the panel"
         assert CHOICE[SUITE]["plain"] in plain.journal()
         assert plain.journal("-p", "warning") == "", "nothing needs attention on a good start"
         plain.mm = plain.edid_mm()
-        assert_snapshot(plain, plain.screen("first"), "touch", "the first screen", mm=plain.mm)
+        assert_snapshot(plain, plain.screen("first"), "setup", "the first screen", mm=plain.mm)
 
     def test_two_held_fingers_show_two_markers(self, plain):
         w, h = plain.size

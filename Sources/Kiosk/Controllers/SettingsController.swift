@@ -93,6 +93,12 @@ final class SettingsController {
         }
     }
 
+    /// The setup screen is showing for the first time: recorded, so that a restart before its
+    /// end shows it again; or this kiosk ran before setups existed: recorded as set up.
+    func recordSetup(done: Bool) {
+        store.save(SetupChoices(done: done), name: SetupChoices.storeName)
+    }
+
     /// What the setup screen chose before, if anything.
     var savedSetup: SetupChoices? { store.load(SetupChoices.self, name: SetupChoices.storeName) }
 

@@ -240,11 +240,23 @@ final class Application: WindowDelegate, InputSink {
         running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours)
         (diagnostics.stage, diagnostics.shell) = (stage, shell)
         apply(current, over: nil)
-        if !startInScreensaver, SetupChoices.isNeeded(settings: current, saved: settings.savedSetup, sceneAsked: settings.overrides.scene != nil) {
-            log.notice("setup: no PIN and no setup yet: showing the setup screen")
-            openSetup(at: .touch, fromAdmin: false)
-        }
+        startSetupIfNeeded(current)
         shown()
+    }
+
+    /// The setup screen at the first start (`SetupChoices.isNeeded`).
+    private func startSetupIfNeeded(_ current: Settings) {
+        let saved = settings.savedSetup, ranBefore = store.exists("shell")
+        let needed = SetupChoices.isNeeded(settings: current, saved: saved, sceneAsked: settings.overrides.scene != nil,
+                                           ranBefore: ranBefore)
+        if needed, !startInScreensaver {
+            log.notice("setup: no PIN and no setup yet: showing the setup screen")
+            if saved == nil { settings.recordSetup(done: false) }
+            openSetup(at: .touch, fromAdmin: false)
+        } else if saved == nil, ranBefore, current.adminPIN == nil, settings.overrides.scene == nil {
+            log.notice("setup: not shown: this kiosk ran before the setup screen existed (\(store.path("shell")))")
+            settings.recordSetup(done: true)
+        }
     }
 
     /// What the screen shows changed (`Shell.showing`; `old` before): the journal, the
@@ -392,6 +404,8 @@ final class Application: WindowDelegate, InputSink {
                 if !fromAdmin { self.shell?.switchTo(self.settings.current.start) }
             }
         }
+        setup.onNotice = { [log] in log.notice("setup: \($0)") }
+        setup.onRelayout = { [weak self] in self?.scheduler.schedule(after: 0) { self?.diagnostics.logLabelledViews() } }
         running.shell.show(.admin(setup))
     }
 

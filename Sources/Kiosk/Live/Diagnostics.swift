@@ -39,12 +39,14 @@ final class Diagnostics {
         return what + (state == .began ? " began" : " recognized")
     }
 
-    /// At debug level, where the scene on screen has its labelled controls (scene points):
+    /// At debug level, where the window has its labelled controls (the scene's, the scene bar's;
+    /// scene points):
     /// what a check that touches them live aims at.
     func logLabelledViews() {
-        guard log.logLevel <= .debug, let root = shell?.activeScene.view else { return }
+        guard log.logLevel <= .debug, let root = shell?.window else { return }
         func visit(_ v: View) {
-            if let label = v.accessibilityLabel, !v.isHidden {
+            guard !v.isHidden else { return } // nor what it holds: none of it is on screen
+            if let label = v.accessibilityLabel {
                 let f = v.convert(v.bounds, to: nil)
                 log.debug("view: \(label) at \(format(f.minX)),\(format(f.minY)) size \(format(f.width))x\(format(f.height))")
             }

@@ -45,8 +45,12 @@ struct SetupChoices: Codable, Equatable {
     var keepingThePIN: SetupChoices { SetupChoices(done: done, pin: pin) }
 
     /// Whether the kiosk starts in the setup screen: no PIN from the file or an earlier setup,
-    /// never set up, and no scene asked for on the command line (a bench, `make run`).
-    static func isNeeded(settings: Settings, saved: SetupChoices?, sceneAsked: Bool) -> Bool {
-        settings.adminPIN == nil && !(saved?.done ?? false) && !sceneAsked
+    /// never set up, and no scene asked for on the command line (a bench, `make run`). A kiosk
+    /// that ran before the setup screen existed (saved state, no setup record) was set up then:
+    /// an upgrade must not greet its visitors with the setup.
+    static func isNeeded(settings: Settings, saved: SetupChoices?, sceneAsked: Bool, ranBefore: Bool) -> Bool {
+        guard settings.adminPIN == nil, !sceneAsked else { return false }
+        if let saved { return !saved.done }
+        return !ranBefore
     }
 }

@@ -31,6 +31,8 @@ public final class StateStore: SceneStore, @unchecked Sendable {
     }
 
     public func path(_ name: String) -> String { "\(directory)/\(name).json" }
+    /// Whether something is saved under `name` (whatever it holds).
+    public func exists(_ name: String) -> Bool { access(path(name), F_OK) == 0 }
     /// Saved state is a few hundred bytes; anything much larger is not ours.
     public static let maxBytes = 1 << 20
 

@@ -72,6 +72,9 @@ final class CalibrationStep: SetupPage {
 
     func build() {
         catcher.backgroundColor = Color.ink
+        target.accessibilityLabel = "calibration target"
+        again.accessibilityLabel = "setup calibrate again"
+        reset.accessibilityLabel = "setup no calibration"
         catcher.addSubview(target)
         catcher.addSubview(prompt)
         catcher.addSubview(message)

@@ -31,6 +31,10 @@ final class SetupScene: ViewScene {
     private let filePath: String
     private weak var stage: SetupStage?
     private let onFinish: (SetupChoices) -> Void
+    /// What the installer did, for the journal ("calibrated: …", "PIN set").
+    var onNotice: ((String) -> Void)?
+    /// The screen was laid out anew (a step, a target, a turn): where its controls are changed.
+    var onRelayout: (() -> Void)?
     /// Opened from the admin panel: "Done" rather than "Start the kiosk".
     private let fromAdmin: Bool
 
@@ -90,12 +94,15 @@ final class SetupScene: ViewScene {
         header.addSubview(titleLabel)
         for s in Step.allCases {
             let b = SetupStyle.button("\(s.rawValue + 1) \(s.title)") { [unowned self] _ in self.go(to: s) }
+            b.accessibilityLabel = "setup step \(s.title.lowercased())"
             stepButtons.append(b)
             header.addSubview(b)
         }
         finishButton.title = fromAdmin ? "Done" : "Start the kiosk"
         SetupStyle.style(finishButton, accent: true)
         finishButton.action = { [unowned self] _ in self.finish() }
+        finishButton.accessibilityLabel = "setup finish"
+        nextButton.accessibilityLabel = "setup next"
         header.addSubview(finishButton)
         note.fontSize = 17
         note.textColor = Color.amber
@@ -112,10 +119,25 @@ final class SetupScene: ViewScene {
 
         calibration.onChange = { [unowned self] in self.refresh() }
         calibration.onFit = { [unowned self] fit in self.calibrated(fit) }
-        calibration.onReset = { [unowned self] in self.stage?.touchMatrix = nil; self.choices.touchMatrix = SetupChoices.identity; self.refresh() }
-        rotation.onChoose = { [unowned self] r in self.choices.rotate = r.quarterTurns; self.stage?.setRotation(r) }
-        pin.onSet = { [unowned self] p in self.choices.pin = p; self.refresh() }
-        scenes.onChange = { [unowned self] visible, start in self.choices.scenes = visible; self.choices.start = start }
+        calibration.onReset = { [unowned self] in
+            self.stage?.touchMatrix = nil
+            self.choices.touchMatrix = SetupChoices.identity
+            self.onNotice?("calibration reset: touches are used as the panel sends them")
+            self.refresh()
+        }
+        rotation.onChoose = { [unowned self] r in
+            self.choices.rotate = r.quarterTurns
+            self.stage?.setRotation(r)
+            self.onNotice?("rotation \(r.degrees)°")
+            self.onRelayout?()
+        }
+        rotation.onChecked = { [unowned self] in self.onNotice?("the check tap landed on the circle") }
+        pin.onSet = { [unowned self] p in self.choices.pin = p; self.onNotice?("PIN set"); self.refresh() }
+        scenes.onChange = { [unowned self] visible, start in
+            self.choices.scenes = visible
+            self.choices.start = start
+            self.onNotice?("visitors' scenes: \(visible.joined(separator: ", ")); start on \(start)")
+        }
         for step in [calibration as SetupPage, rotation, pin, scenes] { step.build() }
         go(to: step)
     }
@@ -126,6 +148,8 @@ final class SetupScene: ViewScene {
     /// finger held still anywhere on the touch check for this long starts calibrating.
     static let holdToCalibrate = 3.0
     private var hold: (id: Int32, start: Point, time: Double, timer: ScheduledTimer?)?
+    /// Fingers down on the touch check: a hold counts only alone (two held fingers are a test).
+    private var fingersDown: Set<Int32> = []
 
     private func watchForHold(_ batch: TouchBatch) {
         let still = 10 * view.info.pointsPerMillimetre
@@ -133,12 +157,16 @@ final class SetupScene: ViewScene {
             switch p.phase {
             case .began:
                 hold?.timer?.cancel()
+                hold = nil
+                fingersDown.insert(p.id)
+                guard fingersDown.count == 1 else { continue }
                 let wait = Self.holdToCalibrate - (view.scheduler.now - batch.time)
                 let timer = view.scheduler.schedule(after: wait) { [weak self] in self?.held(p.id) }
                 hold = (p.id, p.location, batch.time, timer)
             case .moved:
                 if let h = hold, h.id == p.id, p.location.distance(to: h.start) > still { hold?.timer?.cancel(); hold = nil }
             case .ended, .cancelled:
+                fingersDown.remove(p.id)
                 guard let h = hold, h.id == p.id else { continue }
                 h.timer?.cancel()
                 hold = nil
@@ -162,6 +190,7 @@ final class SetupScene: ViewScene {
     }
 
     func go(to s: Step) {
+        if s != step { onNotice?("step \(s.title.lowercased())") }
         step = s
         if s == .calibrate, !calibration.hasResult { calibration.begin(in: view.bounds.size, mm: view.info.pointsPerMillimetre) }
         else if s != .calibrate { calibration.stopCollecting() }
@@ -174,6 +203,8 @@ final class SetupScene: ViewScene {
             stage.touchMatrix = m
             choices.touchMatrix = m
             calibration.matrixText = SetupScene.udevLine(m)
+            let mean = { (e: [Double]) in String(rounded: e.reduce(0, +) / Double(max(1, e.count)) / self.view.info.pointsPerMillimetre, digits: 1) }
+            onNotice?("touch calibrated: off by \(mean(fit.errorsBefore)) mm before, \(mean(fit.errorsAfter)) mm after; \(SetupScene.udevLine(m))")
         }
         refresh()
     }
@@ -212,6 +243,7 @@ final class SetupScene: ViewScene {
             .scenes: "The falling words are the screensaver.",
         ][step]!
         layout(view: view)
+        onRelayout?()
     }
 
     // MARK: Layout

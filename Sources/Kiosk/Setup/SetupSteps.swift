@@ -11,6 +11,7 @@ final class RotationStep: SetupPage {
     private let checkLabel = SetupStyle.label(20)
     var current = Rotation.upright { didSet { refresh() } }
     var onChoose: ((Rotation) -> Void)?
+    var onChecked: (() -> Void)?
 
     func build() {
         for (i, t) in ["0°", "90°", "180°", "270°"].enumerated() {
@@ -20,11 +21,13 @@ final class RotationStep: SetupPage {
                 self.checked(false)
                 self.onChoose?(r)
             }
+            b.accessibilityLabel = "setup rotate \(i * 90)"
             buttons.append(b)
             page.addSubview(b)
         }
+        check.accessibilityLabel = "setup check"
         check.backgroundColor = SetupStyle.plain
-        check.action = { [unowned self] _ in self.checked(true) }
+        check.action = { [unowned self] _ in self.checked(true); self.onChecked?() }
         page.addSubview(check)
         page.addSubview(checkLabel)
         checked(false)
@@ -69,6 +72,7 @@ final class PINStep: SetupPage {
     func build() {
         for t in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
             let b = SetupStyle.button(t, accent: t == "OK") { [unowned self] b in self.key(b.title) }
+            b.accessibilityLabel = "setup key \(t == "⌫" ? "back" : t)"
             keys.append(b)
             page.addSubview(b)
         }
@@ -148,6 +152,8 @@ final class ScenesStep: SetupPage {
         for name in SceneCatalog.visitorScenes {
             let t = SetupStyle.button(Self.titles[name] ?? name) { [unowned self] _ in self.toggle(name) }
             let s = SetupStyle.button(Self.titles[name] ?? name) { [unowned self] _ in self.startOn(name) }
+            t.accessibilityLabel = "setup show \(name)"
+            s.accessibilityLabel = "setup start \(name)"
             toggles.append(t)
             starts.append(s)
             page.addSubview(t)

@@ -262,7 +262,8 @@ final class Shell: Scene {
 
     /// Keeps what is on screen now as a picture that fades out over the next scene.
     private func beginTransition() {
-        guard laidOut, let img = Image(pixelSize: info.pixelSize(), hasAlpha: false, scale: info.scale) else { return }
+        // Before the first frame nothing is on screen to fade from (the setup at the first start).
+        guard laidOut, hasDrawn, let img = Image(pixelSize: info.pixelSize(), hasAlpha: false, scale: info.scale) else { return }
         // Between frames (a switch happens in the middle of input): lay out what changed since
         // the last frame before drawing — without moving time, which would fire timers here.
         fadeView.removeFromSuperview()
@@ -341,7 +342,11 @@ final class Shell: Scene {
 
     var isAnimating: Bool { active.isAnimating || window.isAnimating || fadeStart != nil }
 
-    func draw(in canvas: Canvas) { window.render(in: canvas) }
+    func draw(in canvas: Canvas) {
+        window.render(in: canvas)
+        hasDrawn = true
+    }
+    private var hasDrawn = false
 }
 
 /// What the screen shows outside the opening hours: black.

@@ -108,6 +108,7 @@ final class SceneBar: View {
             buttons = names.map { name in
                 let b = Button()
                 b.title = Self.titles[name] ?? name
+                b.accessibilityLabel = "scene bar \(name)"
                 b.titleLabel.fontSize = Self.fontPoints
                 // Starts on the pill or just beside it; a finger that slid off by more than
                 // the gap to its neighbour no longer presses it.

@@ -35,6 +35,9 @@
  *   caps LIST                seat capabilities: any of touch,pointer,keyboard, or none
  *   down ID X Y | motion ID X Y | up ID | frame | cancel          (wl_touch)
  *   touch-frames never|normal  never: `frame` sends nothing (cage 0.1.4 sends no wl_touch.frame)
+ *   skew A B C D E F         a touchscreen that reports every finger elsewhere: down and motion
+ *                            are moved by this matrix (libinput's convention, on the first
+ *                            output's normalized logical coordinates); skew 1 0 0 0 1 0 undoes it
  *   pointer X Y | button down|up                                  (wl_pointer, BTN_LEFT)
  *   key CODE | keydown CODE | keyup CODE                          (evdev codes)
  *   release normal|immediate|never|late MS                       when buffers come back
@@ -170,6 +173,7 @@ struct comp {
     bool pointer_in, keyboard_in;
     /* false: `frame` commands send nothing, as cage 0.1.4 never sends wl_touch.frame */
     bool touch_frames;
+    double skew[6];
     enum release_policy release;
     int release_ms;
     enum frame_policy frames;
@@ -1272,10 +1276,22 @@ static void send_key(struct comp *c, uint32_t code, bool down)
     }
 }
 
+/* Where a skewed touchscreen reports a finger at surface point (x, y). */
+static void skewed(struct comp *c, double *x, double *y)
+{
+    struct output *o = primary_output(c);
+    if (!o || o->w <= 0 || o->h <= 0 || o->scale <= 0) return;
+    double w = (double)o->w / o->scale, h = (double)o->h / o->scale;
+    if (o->transform & 1) { double t = w; w = h; h = t; }
+    const double *m = c->skew, nx = *x / w, ny = *y / h;
+    *x = (m[0] * nx + m[1] * ny + m[2]) * w;
+    *y = (m[3] * nx + m[4] * ny + m[5]) * h;
+}
+
 static int run_command(struct comp *c, const char *cmd, char *why, size_t whylen)
 {
     int id, w, h, sc, tr, ms;
-    double x, y;
+    double x, y, m[6];
     unsigned code;
     char word[128], name[64];
     struct wl_client *client = focus_client(c);
@@ -1305,13 +1321,17 @@ static int run_command(struct comp *c, const char *cmd, char *why, size_t whylen
         uint32_t caps;
         if (parse_caps(word, &caps) < 0) { snprintf(why, whylen, "caps: touch,pointer,keyboard or none"); return -1; }
         set_caps(c, caps);
+    } else if (sscanf(cmd, "skew %lf %lf %lf %lf %lf %lf", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) == 6) {
+        memcpy(c->skew, m, sizeof m);
     } else if (sscanf(cmd, "down %d %lf %lf", &id, &x, &y) == 3) {
         if (!client) { snprintf(why, whylen, "nothing mapped"); return -1; }
+        skewed(c, &x, &y);
         wl_resource_for_each(r, &c->touch_resources)
             if (wl_resource_get_client(r) == client)
                 wl_touch_send_down(r, next_serial(c), now_ms(), c->focus->surface->resource, id,
                                    wl_fixed_from_double(x), wl_fixed_from_double(y));
     } else if (sscanf(cmd, "motion %d %lf %lf", &id, &x, &y) == 3) {
+        skewed(c, &x, &y);
         wl_resource_for_each(r, &c->touch_resources)
             if (wl_resource_get_client(r) == client)
                 wl_touch_send_motion(r, now_ms(), id, wl_fixed_from_double(x), wl_fixed_from_double(y));
@@ -1479,6 +1499,7 @@ int main(int argc, char **argv)
     c->refresh_hz = 60;
     c->configure_timeout_ms = 1000;
     c->touch_frames = true;
+    c->skew[0] = c->skew[4] = 1;
     c->first_w = c->first_h = -1;
     c->caps = WL_SEAT_CAPABILITY_TOUCH | WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD;
     wl_list_init(&c->outputs);

@@ -12,6 +12,9 @@
  *   pointer X Y | button down|up          (BTN_LEFT)
  *   key CODE | keydown CODE | keyup CODE   (evdev key codes, e.g. 30 = KEY_A)
  *   transform normal|rotate-90|rotate-180|rotate-270|flipped|flipped-90|flipped-180|flipped-270
+ *   skew A B C D E F   a touchscreen that reports every finger elsewhere: touches are moved by
+ *                      this matrix (libinput's convention, on the first output's normalized
+ *                      coordinates) before weston hears of them; skew 1 0 0 0 1 0 undoes it
  *
  * Build: cc -shared -fPIC $(pkg-config --cflags --libs libweston-10) -o kiosk-test-input.so
  * Load:  weston --modules=/absolute/path/kiosk-test-input.so ...
@@ -62,6 +65,7 @@ struct test_input {
     char line[1024];
     size_t used;
     unsigned count;
+    double skew[6];
 };
 
 static void now(struct timespec *ts) { clock_gettime(CLOCK_MONOTONIC, ts); }
@@ -82,6 +86,17 @@ static int parse_transform(const char *name, uint32_t *out)
     return -1;
 }
 
+/* Where a skewed touchscreen reports a finger at global (x, y). */
+static void skewed(struct test_input *ti, double *x, double *y)
+{
+    struct weston_output *o = first_output(ti->compositor);
+    if (!o || o->width <= 0 || o->height <= 0) return;
+    const double *m = ti->skew;
+    double nx = (*x - o->x) / o->width, ny = (*y - o->y) / o->height;
+    *x = o->x + (m[0] * nx + m[1] * ny + m[2]) * o->width;
+    *y = o->y + (m[3] * nx + m[4] * ny + m[5]) * o->height;
+}
+
 static int run_command(struct test_input *ti, const char *cmd)
 {
     struct timespec ts;
@@ -91,10 +106,15 @@ static int run_command(struct test_input *ti, const char *cmd)
     char word[32];
     now(&ts);
 
+    double m[6];
     if (sscanf(cmd, "down %d %lf %lf", &id, &x, &y) == 3) {
+        skewed(ti, &x, &y);
         notify_touch_normalized(ti->touch, &ts, id, x, y, NULL, WL_TOUCH_DOWN);
     } else if (sscanf(cmd, "motion %d %lf %lf", &id, &x, &y) == 3) {
+        skewed(ti, &x, &y);
         notify_touch_normalized(ti->touch, &ts, id, x, y, NULL, WL_TOUCH_MOTION);
+    } else if (sscanf(cmd, "skew %lf %lf %lf %lf %lf %lf", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) == 6) {
+        memcpy(ti->skew, m, sizeof m);
     } else if (sscanf(cmd, "up %d", &id) == 1) {
         notify_touch_normalized(ti->touch, &ts, id, 0, 0, NULL, WL_TOUCH_UP);
     } else if (strcmp(cmd, "frame") == 0) {
@@ -182,6 +202,7 @@ WL_EXPORT int wet_module_init(struct weston_compositor *compositor, int *argc, c
         return -1;
     }
     struct test_input *ti = calloc(1, sizeof *ti);
+    if (ti) ti->skew[0] = ti->skew[4] = 1; /* no skew */
     if (!ti)
         return -1;
     ti->compositor = compositor;
