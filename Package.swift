@@ -26,6 +26,9 @@ let package = Package(
                        providers: [.apt(["libfcft-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CSystem/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // Which characters the installed fonts cover (fcft finds fonts through it too).
+        .systemLibrary(name: "CFontconfig", path: "Sources/CSystem/CFontconfig", pkgConfig: "fontconfig",
+                       providers: [.apt(["libfontconfig-dev"])]),
         // What `kiosk session` cannot say in Swift: fork with prctl, PAM (loaded at run time),
         // the DRM capability query, credentials on a datagram socket.
         .target(name: "CSession", path: "Sources/CSystem/CSession"),
@@ -42,7 +45,7 @@ let package = Package(
         // Drawing: pixman canvases and regions, fcft text, PNG.
         .target(
             name: "KioskRender",
-            dependencies: ["KioskCore", "CPixman", "CFcft", "CPNG", "CRender"],
+            dependencies: ["KioskCore", "CPixman", "CFcft", "CPNG", "CRender", "CFontconfig"],
             path: "Sources/KioskRender"
         ),
         // The toolkit: views, touches, gesture recognizers, animation, controls.

@@ -250,7 +250,8 @@ extension KioskCommand {
                 print("no settings file (looked for $XDG_CONFIG_HOME/kiosk/kiosk.toml and /etc/kiosk/kiosk.toml): defaults apply")
                 return
             }
-            let (_, problems) = Settings.load(path: path)
+            let (settings, fileProblems) = Settings.load(path: path)
+            let problems = fileProblems + settings.uncoveredTexts(file: path, coverage: FontCoverage.installed)
             for p in problems { print(p) }
             if !problems.isEmpty { throw ExitCode(1) }
             print("\(path): ok")

@@ -1,6 +1,6 @@
 import pytest
 
-from harness import Kiosk, Weston
+from harness import Kiosk, Strict, Weston
 
 
 @pytest.fixture
@@ -22,3 +22,11 @@ def kiosk(weston):
     yield start
     for k in started:
         k.close()
+
+
+@pytest.fixture(params=["weston", "strict"])
+def compositor(request):
+    """weston 10, then the strict compositor: a live check that must hold under both."""
+    c = Weston() if request.param == "weston" else Strict()
+    yield c
+    c.close()

@@ -293,3 +293,19 @@ def count_color(img: Image.Image, box, target, tol=40) -> int:
 
 def rgb(hexval: int):
     return ((hexval >> 16) & 0xFF, (hexval >> 8) & 0xFF, hexval & 0xFF)
+
+
+def views(k, since=None):
+    """Where the kiosk's labelled controls are, as its debug log last said (`view: …`, scene
+    points): label → (x, y, w, h); with `since`, only what it logged after the last line
+    containing that text."""
+    rx = re.compile(r"view: (.+) at ([-\d.]+),([-\d.]+) size ([\d.]+)x([\d.]+)")
+    lines = k.stderr.splitlines()
+    if since:
+        marks = [i for i, line in enumerate(lines) if since in line]
+        lines = lines[marks[-1]:] if marks else []
+    found = {}
+    for line in lines:
+        if m := rx.search(line):
+            found[m.group(1)] = tuple(float(v) for v in m.groups()[1:])
+    return found

@@ -6,31 +6,12 @@ Each must be recognized — the kiosk's debug log names what its recognizers saw
 import re
 import time
 
-import pytest
-
-from harness import Kiosk, Strict, Weston
+from harness import Kiosk, Strict, views
 
 ESCAPE = 1
 F1, F2 = 59, 60
 # The touch test first in the bar, as on a bench: F2 and the edge swipe reach the lander.
 PIN = '[shell]\nscenes = ["touch", "lander", "tiles"]\n[admin]\npin = "2580"\n'
-
-
-@pytest.fixture(params=["weston", "strict"])
-def compositor(request):
-    c = Weston() if request.param == "weston" else Strict()
-    yield c
-    c.close()
-
-
-def views(k):
-    """The latest place of each labelled control, as the kiosk logged it: label → (x, y, w, h)."""
-    rx = re.compile(r"view: (.+) at ([-\d.]+),([-\d.]+) size ([\d.]+)x([\d.]+)")
-    found = {}
-    for line in k.stderr.splitlines():
-        if m := rx.search(line):
-            found[m.group(1)] = tuple(float(v) for v in m.groups()[1:])
-    return found
 
 
 def centre(k, label):

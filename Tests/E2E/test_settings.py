@@ -1,6 +1,8 @@
 """End-to-end: settings files, check-config, and a live reload on SIGHUP or a change of the file."""
+import re
 import signal
 import subprocess
+import time
 from contextlib import contextmanager
 
 from harness import KIOSK, Kiosk, count_color, wait_until
@@ -111,3 +113,22 @@ def test_a_touch_matrix_turns_touches_as_libinput_would(weston, tmp_path):
         wait_until(lambda: count_color(weston.screenshot(), (140, 640, 260, 760), (0xFF, 0xB7, 0x4D)) > 300, timeout=5,
                    what="the next finger's marker where it is reported")
         weston.send("up 1", "frame")
+
+
+def test_phrases_no_installed_font_covers_are_named_once_a_load(weston, tmp_path):
+    """こ (U+3053) is in no font this machine has unless a CJK font is installed: fontconfig's
+    own answer (fc-list) decides what the kiosk must say."""
+    has_cjk = subprocess.run(["fc-list", ":charset=3053"], capture_output=True, text=True).stdout.strip() != ""
+    text = '[shell]\nidle_timeout = 0\n[words]\nphrases = ["Hello", "こんにちは"]\n'
+    with kiosk_with_config(weston, tmp_path, text, "--scene", "words") as (k, cfg):
+        line = f'{cfg}:4:21: words: "こんにちは" has 5 characters no installed font covers (Hiragana); install fonts-noto-cjk'
+        if has_cjk:
+            time.sleep(1)
+            assert "no installed font covers" not in k.stderr
+        else:
+            k.wait_for(re.escape(line))
+            cfg.write_text(text + "# saved again\n")
+            k.wait_for(r"settings reloaded")
+            k.wait_for(re.escape(line), count=2)
+        r = subprocess.run([str(KIOSK), "check-config", str(cfg)], capture_output=True, text=True, timeout=30)
+        assert (line in r.stdout) == (not has_cjk) and r.returncode == (0 if has_cjk else 1), r.stdout

@@ -2,42 +2,20 @@
 **skewed touchscreen**: the compositor moves every finger by a matrix before the kiosk hears of
 it (its `skew` command), as a touch controller mounted mirrored would. The kiosk's debug log says
 where its labelled controls are (`view: …`, scene points) and what the setup did (`setup: …`)."""
-import re
 import signal
 import time
 
 import pytest
 
-from harness import Kiosk, Strict, Weston, count_color, wait_until
+from harness import Kiosk, Strict, Weston, count_color, views, wait_until
 from test_tiles import ACCENT, OFF_FILL
 
 W, H = 1920, 1080
 MIRRORED = "skew -1 0 1 0 1 0"
 
 
-@pytest.fixture(params=["weston", "strict"])
-def compositor(request):
-    c = Weston() if request.param == "weston" else Strict()
-    yield c
-    c.close()
-
-
 def picture(c):
     return c.screenshot() if isinstance(c, Weston) else c.picture()
-
-
-def views(k, since=None):
-    """label → (x, y, w, h) as last logged; only what was logged after the last `since` line."""
-    rx = re.compile(r"view: (.+) at ([-\d.]+),([-\d.]+) size ([\d.]+)x([\d.]+)")
-    found = {}
-    lines = k.stderr.splitlines()
-    if since:
-        marks = [i for i, l in enumerate(lines) if since in l]
-        lines = lines[marks[-1]:] if marks else []
-    for line in lines:
-        if m := rx.search(line):
-            found[m.group(1)] = tuple(float(v) for v in m.groups()[1:])
-    return found
 
 
 def on_glass(p, turns):
@@ -176,5 +154,29 @@ def test_the_setup_shows_on_a_fresh_kiosk_only(weston, tmp_path, case):
             bar = sorted(label for label in shown if label.startswith("scene bar"))
             want = ["scene bar lander", "scene bar tiles"] + (["scene bar touch"] if case == "scene asked for" else [])
             assert bar == sorted(want)
+    finally:
+        k.close()
+
+
+def test_the_admin_panel_opens_the_touch_test_and_calibration(weston, tmp_path):
+    """Visitors never see the touch test; an operator reaches it (and calibration) through the
+    admin panel: three fingers held in the corner, the PIN, then Test."""
+    (tmp_path / "kiosk.toml").write_text('[shell]\nidle_timeout = 0\n[admin]\npin = "1357"\n')
+    k = start(weston, tmp_path)
+    try:
+        assert "scene bar touch" not in views(k)
+        weston.send("down 1 40 40", "down 2 100 60", "down 3 60 110", "frame")
+        k.wait_for(r"admin panel opened", timeout=8)
+        weston.send("up 1", "up 2", "up 3", "frame")
+        for key in "1357":
+            tap_label(weston, k, f"admin key {key}")
+        tap_label(weston, k, "admin key OK")
+        wait_until(lambda: "admin touch Test" in views(k), timeout=5, what="the unlocked panel")
+        tap_label(weston, k, "admin touch Test")
+        k.wait_for(r"setup: opened from the admin panel at touch")
+        wait_until(lambda: "small target" in views(k, since="setup: opened"), timeout=5, what="the touch test on screen")
+        tap_label(weston, k, "setup finish")  # "Done"
+        k.wait_for(r"setup: choices saved")
+        wait_until(lambda: "scene bar lander" in views(k, since="setup: choices saved"), timeout=5, what="the visitors' scenes again")
     finally:
         k.close()

@@ -167,6 +167,13 @@ import Glibc
         r.shell.show(.admin(r.setup))
         r.wait(60)
         #expect(r.shell.showing.isAdmin)
+        // Opened from the admin panel and left: the screensaver, as after the panel itself.
+        let fonts = FontCache()
+        let again = SetupScene(fonts: fonts, scheduler: r.scheduler, settings: Settings(), saved: nil, filePath: nil,
+                               stage: r.stage, fromAdmin: true) { _ in }
+        r.shell.show(.admin(again))
+        r.wait(6)
+        #expect(r.shell.showing == .screensaver)
         _ = saver
     }
 

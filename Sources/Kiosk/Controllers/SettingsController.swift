@@ -1,5 +1,6 @@
 import Logging
 import KioskCore
+import KioskRender
 import KioskUI
 
 /// The settings in force: at start the file's (each problem reported once), then what the
@@ -71,6 +72,7 @@ final class SettingsController {
         let old = current
         current = new
         apply?(new, old)
+        reportUncoveredTexts()
     }
 
     /// The admin panel's outcome: its changes kept (over earlier ones) or dropped, then reloaded.
@@ -97,6 +99,14 @@ final class SettingsController {
     /// end shows it again; or this kiosk ran before setups existed: recorded as set up.
     func recordSetup(done: Bool) {
         store.save(SetupChoices(done: done), name: SetupChoices.storeName)
+    }
+
+    /// Configured text the installed fonts cannot draw, one warning each (it is shown anyway,
+    /// with what the fonts have): after the first frame and after each reload, off the start's
+    /// path (reading every font's coverage takes milliseconds).
+    func reportUncoveredTexts() {
+        guard let path = configPath ?? Settings.defaultPath() else { return }
+        for p in current.uncoveredTexts(file: path, coverage: FontCoverage.installed) { log.warning("\(p)") }
     }
 
     /// What the setup screen chose before, if anything.

@@ -128,6 +128,7 @@ final class Application: WindowDelegate, InputSink {
             self?.notifier?.send("READY=1", "STATUS=\(self?.statusLine ?? "running")")
             self?.requestFilePageTrim()
             self?.diagnostics.logLabelledViews()
+            self?.settings.reportUncoveredTexts()
         }
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         diagnostics.watchGestures(scheduler: scheduler)
@@ -405,6 +406,7 @@ final class Application: WindowDelegate, InputSink {
             }
         }
         setup.onNotice = { [log] in log.notice("setup: \($0)") }
+        if fromAdmin { log.notice("setup: opened from the admin panel at \(step.title.lowercased())") }
         setup.onRelayout = { [weak self] in self?.scheduler.schedule(after: 0) { self?.diagnostics.logLabelledViews() } }
         running.shell.show(.admin(setup))
     }
@@ -421,6 +423,10 @@ final class Application: WindowDelegate, InputSink {
         metrics.lastInputTime = wallClockNow()
         stage.scene.handle(stage.toScene(batch))
         saver.noteInput()
+        // A lift may have pressed a button that moved what the next touch aims at.
+        if log.logLevel <= .debug, batch.points.contains(where: { $0.phase == .ended }) {
+            scheduler.schedule(after: 0) { [weak self] in self?.diagnostics.logLabelledViews() }
+        }
     }
 
     func handle(_ key: KeyEvent) {

@@ -46,6 +46,26 @@ struct Settings: Equatable {
     /// The settings the file gives, as "section.name" ("shell.rotate"): where the file speaks,
     /// what the setup screen chose does not apply (`SetupChoices`).
     var fileKeys: Set<String> = []
+    /// Text the operator wrote that the kiosk draws, and where it is in the file.
+    var configuredTexts: [ConfiguredText] = []
+
+    struct ConfiguredText: Equatable {
+        var text: String
+        var line: Int
+        var column: Int
+        var setting: String
+    }
+
+    /// One problem for each configured text that some character of no installed font would
+    /// show as a box. The fonts are asked only when a text goes past Latin, which DejaVu (a
+    /// dependency) draws.
+    func uncoveredTexts(file: String, coverage: () -> FontCoverage?) -> [Problem] {
+        let beyondLatin = configuredTexts.filter { $0.text.unicodeScalars.contains { $0.value > 0x24F } }
+        guard !beyondLatin.isEmpty, let fonts = coverage() else { return [] }
+        return beyondLatin.compactMap { t in
+            fonts.report(t.text).map { Problem(file: file, line: t.line, column: t.column, message: "\(t.setting): \"\(t.text)\" \($0)") }
+        }
+    }
 
     /// The corner the admin gesture listens in: only with a PIN. Without one, any visitor who
     /// held three fingers in the corner for 3 s would get the kiosk's settings.
@@ -210,7 +230,10 @@ struct Settings: Equatable {
 
     private static func words(_ w: TOML.Table, into s: inout Settings, _ problem: Report) {
         if let v = w["phrases"] {
-            if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count { s.words.phrases = list }
+            if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
+                s.words.phrases = list
+                s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }
+            }
             else { problem(v, "phrases must be a list of strings; using the default") }
         }
         number(w, "speed", 5...5000, &s.words.speed, problem)

@@ -66,8 +66,9 @@ final class SetupScene: ViewScene {
         rotation.current = settings.rotate
     }
 
-    /// The installer may step away: the setup waits for them, never the screensaver.
-    override var yieldsToScreensaver: Bool { false }
+    /// The installer of a new panel may step away: the first start's setup waits for them. One
+    /// an operator opened from the admin panel gives way to the screensaver, as the panel does.
+    override var yieldsToScreensaver: Bool { fromAdmin }
 
     override func build(in view: SceneView) {
         view.backgroundColor = Color.ink
@@ -83,6 +84,15 @@ final class SetupScene: ViewScene {
             pages[step] = page
             view.addSubview(page)
         }
+        buildBars(in: view)
+        view.addSubview(calibration.catcher)
+        wireSteps()
+        for step in [calibration as SetupPage, rotation, pin, scenes] { step.build() }
+        go(to: step)
+    }
+
+    /// The steps and the finish above, the hint and Next below.
+    private func buildBars(in view: SceneView) {
         header.backgroundColor = SetupStyle.bar
         footer.backgroundColor = SetupStyle.bar
         view.addSubview(header)
@@ -115,8 +125,10 @@ final class SetupScene: ViewScene {
             if let next = Step(rawValue: self.step.rawValue + 1) { self.go(to: next) } else { self.finish() }
         }
         footer.addSubview(nextButton)
-        view.addSubview(calibration.catcher)
+    }
 
+    /// What each step's page tells the setup: kept as a choice, applied live, said in the journal.
+    private func wireSteps() {
         calibration.onChange = { [unowned self] in self.refresh() }
         calibration.onFit = { [unowned self] fit in self.calibrated(fit) }
         calibration.onReset = { [unowned self] in
@@ -138,8 +150,6 @@ final class SetupScene: ViewScene {
             self.choices.start = start
             self.onNotice?("visitors' scenes: \(visible.joined(separator: ", ")); start on \(start)")
         }
-        for step in [calibration as SetupPage, rotation, pin, scenes] { step.build() }
-        go(to: step)
     }
 
     // MARK: Hold anywhere to calibrate
@@ -220,6 +230,7 @@ final class SetupScene: ViewScene {
         let key: String? = switch step {
         case .calibrate: fileKeys.contains(k.touchMatrix) ? "[touch] matrix" : nil
         case .rotate: fileKeys.contains(k.rotate) ? "[shell] rotate" : nil
+        case .pin: fileKeys.contains(k.pin) ? "[admin] pin" : nil
         case .scenes: fileKeys.contains(k.scenes) || fileKeys.contains(k.start) ? "[shell] scenes or start" : nil
         default: nil
         }

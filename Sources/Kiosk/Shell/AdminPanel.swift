@@ -97,12 +97,14 @@ final class AdminPanel: ViewScene {
             var buttons: [Button] = []
             for (bi, t) in spec.1.enumerated() {
                 let b = makeButton(t) { [unowned self] _ in self.changed(row: ri, button: bi) }
+                b.accessibilityLabel = "admin \(spec.0.split(separator: " ")[0].lowercased()) \(t)"
                 buttons.append(b)
             }
             rows.append((name, value, buttons))
         }
         for (i, t) in ["Use file settings", "Cancel", "Save"].enumerated() {
             footer[i].title = t
+            footer[i].accessibilityLabel = "admin \(t.lowercased())"
             styleButton(footer[i])
             footer[i].action = { [unowned self] _ in
                 switch i {
@@ -115,6 +117,7 @@ final class AdminPanel: ViewScene {
         }
         for t in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
             keys.append(makeButton(t) { [unowned self] b in self.key(b.title) })
+            keys.last!.accessibilityLabel = "admin key \(t == "⌫" ? "back" : t)"
         }
         refresh()
     }
