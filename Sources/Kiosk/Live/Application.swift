@@ -23,6 +23,7 @@ final class Application: WindowDelegate, InputSink {
         let shell: Shell
         let screensaver: ScreensaverController
         let openingHours: OpeningHoursController
+        let setup: SetupController
     }
     private var stage: Stage? { running?.stage }
     private var shell: Shell? { running?.shell }
@@ -238,26 +239,14 @@ final class Application: WindowDelegate, InputSink {
             screensaver?.openingHoursChanged(open: open)
         }
         screensaver.isOpen = { [weak hours] in hours?.isOpen ?? true }
-        running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours)
+        let setup = SetupController(settings: settings, store: store, log: log, scheduler: scheduler, shell: shell, stage: stage,
+                                    fonts: fonts, close: { [weak self] then in self?.closeOverlay(then: then) })
+        setup.onRelayout = { [weak self] in self?.scheduler.schedule(after: 0) { self?.diagnostics.logLabelledViews() } }
+        running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours, setup: setup)
         (diagnostics.stage, diagnostics.shell) = (stage, shell)
         apply(current, over: nil)
-        startSetupIfNeeded(current)
+        setup.startIfNeeded(startInScreensaver: startInScreensaver)
         shown()
-    }
-
-    /// The setup screen at the first start (`SetupChoices.isNeeded`).
-    private func startSetupIfNeeded(_ current: Settings) {
-        let saved = settings.savedSetup, ranBefore = store.exists("shell")
-        let needed = SetupChoices.isNeeded(settings: current, saved: saved, sceneAsked: settings.overrides.scene != nil,
-                                           ranBefore: ranBefore)
-        if needed, !startInScreensaver {
-            log.notice("setup: no PIN and no setup yet: showing the setup screen")
-            if saved == nil { settings.recordSetup(done: false) }
-            openSetup(at: .touch, fromAdmin: false)
-        } else if saved == nil, ranBefore, current.adminPIN == nil, settings.overrides.scene == nil {
-            log.notice("setup: not shown: this kiosk ran before the setup screen existed (\(store.path("shell")))")
-            settings.recordSetup(done: true)
-        }
     }
 
     /// What the screen shows changed (`Shell.showing`; `old` before): the journal, the
@@ -371,7 +360,7 @@ final class Application: WindowDelegate, InputSink {
                 guard let self else { return }
                 if case let .setup(step, changes) = outcome {
                     if !changes.isEmpty { self.settings.panelClosed(.save(changes)) }
-                    self.openSetup(at: step, fromAdmin: true)
+                    self.running?.setup.open(at: step, fromAdmin: true)
                 } else {
                     self.settings.panelClosed(outcome)
                 }
@@ -390,25 +379,6 @@ final class Application: WindowDelegate, InputSink {
             }
             then()
         }
-    }
-
-    /// The setup screen at `step`: at the first start, or from the admin panel. What it
-    /// chose is kept and applied when it ends; the first start then shows the start scene.
-    private func openSetup(at step: SetupScene.Step, fromAdmin: Bool) {
-        guard let running, let fonts = stage?.fonts else { return }
-        let setup = SetupScene(fonts: fonts, scheduler: scheduler, settings: settings.current, saved: settings.savedSetup,
-                               filePath: settings.configPath ?? Settings.defaultPath(), stage: running.stage,
-                               step: step, fromAdmin: fromAdmin) { [weak self] choices in
-            self?.closeOverlay {
-                guard let self else { return }
-                self.settings.setupFinished(choices)
-                if !fromAdmin { self.shell?.switchTo(self.settings.current.start) }
-            }
-        }
-        setup.onNotice = { [log] in log.notice("setup: \($0)") }
-        if fromAdmin { log.notice("setup: opened from the admin panel at \(step.title.lowercased())") }
-        setup.onRelayout = { [weak self] in self?.scheduler.schedule(after: 0) { self?.diagnostics.logLabelledViews() } }
-        running.shell.show(.admin(setup))
     }
 
     // MARK: InputSink
