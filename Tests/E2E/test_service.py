@@ -55,7 +55,7 @@ def test_ready_status_watchdog_and_stopping(weston, tmp_path):
         assert len(n.times("WATCHDOG=1")) == before
         os.kill(k.proc.pid, signal.SIGCONT)
         wait_until(lambda: len(n.times("WATCHDOG=1")) > before, timeout=3, what="pings after SIGCONT")
-        weston.send("key 60")  # F2: the lander
+        weston.send("key 59")  # F1: the lander, first of the visitors' scenes
         wait_until(lambda: any("STATUS=showing lander" in m for _, m in n.poll()), timeout=3, what="the new status")
         k.proc.send_signal(signal.SIGTERM)
         assert k.wait_exit(timeout=5) == 0

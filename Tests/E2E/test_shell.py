@@ -109,7 +109,9 @@ def test_scene_bar_and_edge_swipe_switch_scenes_and_share_a_frame_with_the_scene
     """The bar's pills are buttons: pressed while held, a finger on a tile in the same frame is the
     board's, the switch comes on lift; a swipe in from the right edge goes to the next scene."""
     env = weston.env(XDG_STATE_HOME=str(tmp_path))
-    k = Kiosk(weston, "--verbose", "--scene", "tiles", "--idle-timeout", "0", env=env, protocol=False)
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text('[shell]\nscenes = ["touch", "lander", "tiles"]\n')  # three pills, as on a bench
+    k = Kiosk(weston, "--verbose", "--config", str(cfg), "--scene", "tiles", "--idle-timeout", "0", env=env, protocol=False)
     try:
         k.wait_for(r"first frame shown")
         img = weston.screenshot()

@@ -222,11 +222,11 @@ def test_sway_keys_and_pointer(sway):
         k.wait_for(rf"touch: -1 ended {x},{y}")
         wait_until(lambda: count_color(sway.screenshot(), box, ACCENT, tol=20) > 500, timeout=3,
                    what="the clicked tile to turn on")
-        # F2 shows the lander: its terrain fills the bottom of the screen.
-        sway.send("key 60")
-        k.wait_for(r"key pressed: keysym=0xffbf")
+        # F1 shows the lander (the visitors' first scene): its terrain fills the bottom of the screen.
+        sway.send("key 59")
+        k.wait_for(r"key pressed: keysym=0xffbe")
         wait_until(lambda: count_color(sway.screenshot(), (0, 700, 1920, 1080), TERRAIN, tol=6) > 50000,
-                   timeout=3, what="the lander after F2")
+                   timeout=3, what="the lander after F1")
         assert unpainted(sway.screenshot()) < 0.001
     finally:
         k.close()
