@@ -136,7 +136,8 @@ final class ScenesStep: SetupPage {
     private(set) var visible = SceneCatalog.visitorScenes
     private(set) var start = SceneCatalog.defaultName
     var onChange: (([String], String) -> Void)?
-    static let titles = ["lander": "Lander", "tiles": "Tiles"]
+    /// A scene's name as the scene bar writes it.
+    private static func title(_ name: String) -> String { SceneBar.titles[name] ?? name }
 
     func choose(visible: [String], start: String) {
         self.visible = visible.isEmpty ? SceneCatalog.visitorScenes : visible
@@ -150,8 +151,8 @@ final class ScenesStep: SetupPage {
         page.addSubview(visibleLabel)
         page.addSubview(startLabel)
         for name in SceneCatalog.visitorScenes {
-            let t = SetupStyle.button(Self.titles[name] ?? name) { [unowned self] _ in self.toggle(name) }
-            let s = SetupStyle.button(Self.titles[name] ?? name) { [unowned self] _ in self.startOn(name) }
+            let t = SetupStyle.button(Self.title(name)) { [unowned self] _ in self.toggle(name) }
+            let s = SetupStyle.button(Self.title(name)) { [unowned self] _ in self.startOn(name) }
             t.accessibilityLabel = "setup show \(name)"
             s.accessibilityLabel = "setup start \(name)"
             toggles.append(t)
@@ -187,7 +188,7 @@ final class ScenesStep: SetupPage {
     private func refresh() {
         for (i, name) in SceneCatalog.visitorScenes.enumerated() where i < toggles.count {
             let shown = visible.contains(name)
-            toggles[i].title = (shown ? "✓ " : "") + (Self.titles[name] ?? name)
+            toggles[i].title = (shown ? "✓ " : "") + Self.title(name)
             SetupStyle.style(toggles[i], accent: shown)
             SetupStyle.style(starts[i], accent: start == name)
         }
