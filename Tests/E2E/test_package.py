@@ -65,7 +65,9 @@ def test_the_package_holds_what_a_kiosk_needs_and_nothing_else():
     # cage cannot drive the display.
     for needed in ("libwayland-client0", "fonts-dejavu-core", "cage", "xwayland", "seatd", "procps"):
         assert needed in depends, fields["Depends"]
-    assert fields["Recommends"] == "weston"
+    # weston for plain framebuffers; Noto's core fonts for phrases in most scripts (CJK and emoji
+    # only suggested: large, and only where a kiosk shows them).
+    assert fields["Recommends"] == "weston, fonts-noto-core"
     conffiles = run("dpkg-deb", "-I", str(DEB), "conffiles").stdout.split()
     assert sorted(conffiles) == ["/etc/kiosk/kiosk.toml", "/etc/kiosk/weston.ini", "/etc/pam.d/kiosk"]
 
