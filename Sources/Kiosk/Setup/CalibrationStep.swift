@@ -67,6 +67,14 @@ final class CalibrationStep: SetupPage {
     var onFit: ((TouchCalibration.Fit) -> Void)?
     var onReset: (() -> Void)?
 
+    /// The last fit's mean distance from the targets in millimetres, before and after ("41.2",
+    /// "0.3"); nil before a fit.
+    var meanErrors: (before: String, after: String)? {
+        guard let fit = lastFit else { return nil }
+        let mean = { (e: [Double]) in String(rounded: e.reduce(0, +) / Double(max(1, e.count)) / self.mm, digits: 1) }
+        return (mean(fit.errorsBefore), mean(fit.errorsAfter))
+    }
+
     var isCollecting: Bool { run?.asking != nil }
     var hasResult: Bool { lastFit != nil || !result.text.isEmpty }
 
@@ -116,9 +124,8 @@ final class CalibrationStep: SetupPage {
         case .startOver(let why): message.text = "Once more: \(why)."
         case .fitted(let fit):
             lastFit = fit
-            let mean = { (e: [Double]) in e.reduce(0, +) / Double(max(1, e.count)) / self.mm }
-            result.text = "Off by \(String(rounded: mean(fit.errorsBefore), digits: 1)) mm on average before, "
-                + "\(String(rounded: mean(fit.errorsAfter), digits: 1)) mm after. Touch now lands where you tap."
+            let e = meanErrors!
+            result.text = "Off by \(e.before) mm on average before, \(e.after) mm after. Touch now lands where you tap."
             onFit?(fit)
         }
         showTarget()

@@ -213,8 +213,8 @@ final class SetupScene: ViewScene {
             stage.touchMatrix = m
             choices.touchMatrix = m
             calibration.matrixText = SetupScene.udevLine(m)
-            let mean = { (e: [Double]) in String(rounded: e.reduce(0, +) / Double(max(1, e.count)) / self.view.info.pointsPerMillimetre, digits: 1) }
-            onNotice?("touch calibrated: off by \(mean(fit.errorsBefore)) mm before, \(mean(fit.errorsAfter)) mm after; \(SetupScene.udevLine(m))")
+            let e = calibration.meanErrors ?? ("?", "?")
+            onNotice?("touch calibrated: off by \(e.before) mm before, \(e.after) mm after; \(SetupScene.udevLine(m))")
         }
         refresh()
     }
