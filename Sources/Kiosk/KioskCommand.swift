@@ -106,6 +106,8 @@ extension KioskCommand {
         var bufferRotate: Int = 0
         @Option(help: "The panel's physical size in millimetres as its output reports it, e.g. 320x200 (default: unknown, 96 dpi).")
         var panelMm: String?
+        @Option(help: "The language the kiosk writes in (\(Language.codes.joined(separator: ", "))).")
+        var language: String = "en"
 
         /// A renderer for the scene (or for `workload`, a bench-only scene built with the
         /// fonts given), or an exit with one clear line naming the bad option.
@@ -118,10 +120,15 @@ extension KioskCommand {
                 guard let m = parseSize(panelMm) else { throw fail(log, "--panel-mm '\(panelMm)': expected WIDTHxHEIGHT in millimetres, e.g. 320x200") }
                 mm = m
             }
+            guard let lang = Language.named(language) else {
+                throw fail(log, "--language '\(language)': expected one of \(Language.codes.joined(separator: ", "))")
+            }
+            var settings = Settings()
+            settings.language = lang
             let fonts = FontCache(report: { log.warning("\($0)") })
-            let setup = scene == "setup" ? SetupScene(fonts: fonts, scheduler: ManualScheduler(), settings: Settings(), saved: nil,
+            let setup = scene == "setup" ? SetupScene(fonts: fonts, scheduler: ManualScheduler(), settings: settings, saved: nil,
                                                       filePath: nil, stage: nil, onFinish: { _ in }) : nil
-            guard var s = workload?(fonts) ?? setup ?? SceneCatalog.make(scene, fonts: fonts) else {
+            guard var s = workload?(fonts) ?? setup ?? SceneCatalog.make(scene, fonts: fonts, settings: settings) else {
                 throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
             }
             if sceneBar {
@@ -132,9 +139,13 @@ extension KioskCommand {
                     throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.barScenes.joined(separator: ", ")))")
                 }
                 let names = SceneCatalog.visitorScenes.contains(scene) ? SceneCatalog.visitorScenes : SceneCatalog.visitorScenes + [scene]
-                s = Shell(names: names, start: scene, fonts: fonts, scheduler: ManualScheduler()) {
-                    SceneCatalog.make($0, fonts: fonts)!
+                let shell = Shell(names: names, start: scene, fonts: fonts, scheduler: ManualScheduler()) {
+                    SceneCatalog.make($0, fonts: fonts, settings: settings)!
                 }
+                shell.setLanguages([settings.kioskTexts])
+                s = shell
+            } else if let v = s as? ViewScene, !(v is SetupScene) {
+                v.texts = settings.kioskTexts
             }
             do {
                 return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale, physicalSize: mm), bufferRotation: bufferRotation)

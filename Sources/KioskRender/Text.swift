@@ -82,6 +82,30 @@ public final class Font {
     }
 }
 
+extension Font {
+    /// What `scalar` is drawn as: its glyph's box, advance, format and pixels (nil: no glyph at
+    /// all). Two scalars drawn as the same picture compare equal.
+    package func glyphPicture(_ scalar: Unicode.Scalar) -> [Int32]? {
+        guard let g = fcft_rasterize_char_utf32(raw, scalar.value, FCFT_SUBPIXEL_NONE), let pix = g.pointee.pix else { return nil }
+        var out = [g.pointee.x, g.pointee.y, g.pointee.width, g.pointee.height, Int32(g.pointee.advance.x),
+                   Int32(bitPattern: pixman_image_get_format(pix).rawValue)]
+        let stride = Int(pixman_image_get_stride(pix)), rows = Int(pixman_image_get_height(pix))
+        if let data = pixman_image_get_data(pix) {
+            data.withMemoryRebound(to: UInt8.self, capacity: stride * rows) { bytes in
+                for i in 0..<(stride * rows) { out.append(Int32(bytes[i])) }
+            }
+        }
+        return out
+    }
+
+    /// Whether `scalar` comes out as the box drawn for characters no installed font has (the
+    /// primary font's .notdef glyph), found by drawing a private-use character next to it.
+    package func drawsAsMissing(_ scalar: Unicode.Scalar) -> Bool {
+        guard let picture = glyphPicture(scalar) else { return true }
+        return picture == glyphPicture(Unicode.Scalar(0x10FFFD)!)
+    }
+}
+
 /// Shaped text ready to draw: glyph images with pixel offsets from the pen origin.
 public final class TextRun {
     struct Glyph {

@@ -14,6 +14,11 @@ public final class SceneView: View {
     /// its views and recognizers hear of it (a scene's model follows fingers with it). A touch
     /// that a recognizer outside the subtree takes arrives cancelled, and then no more.
     public var touchObserver: ((TouchBatch) -> Void)?
+    /// The scene's language reads right to left: its views lay out mirrored.
+    public var layoutIsRightToLeft = false {
+        didSet { if layoutIsRightToLeft != oldValue { layoutDirectionDidChange() } }
+    }
+    public override var isRightToLeft: Bool { layoutIsRightToLeft }
 
     init(info: DisplayInfo, fonts: FontCache, scheduler: Scheduler) {
         self.info = info

@@ -328,6 +328,23 @@ open class View: Responder {
     /// Lays out subviews after a size change; override to position them.
     open func layoutSubviews() {}
 
+    /// Whether this view's content reads right to left (Arabic): labels align to the right,
+    /// controls that have a leading side put it there. Inherited from the scene's view
+    /// (`SceneView.layoutIsRightToLeft`), as UIKit's `effectiveUserInterfaceLayoutDirection`.
+    open var isRightToLeft: Bool { superview?.isRightToLeft ?? false }
+    /// Turns a layout written left to right around for a right-to-left language: each of `views`
+    /// (subviews of this one) moves to the mirror image of its place across this view's width.
+    public func mirrorHorizontally(_ views: [View]) {
+        // By centre: a turned view keeps its size (its frame is only its bounding box).
+        for v in views where v.superview === self { v.center = Point(x: bounds.width - v.center.x, y: v.center.y) }
+    }
+
+    /// The direction changed above this view: what depends on it is laid out again.
+    open func layoutDirectionDidChange() {
+        setNeedsLayout()
+        for s in subviews { s.layoutDirectionDidChange() }
+    }
+
     func layoutIfNeeded() {
         if needsLayout {
             needsLayout = false

@@ -22,8 +22,22 @@ open class ViewScene: Responder, Scene {
         view.owner = self
         host.addSubview(view)
         build(in: view)
+        applyTexts()
         host.invalidation.maximumRects = maximumDamageRects
     }
+
+    /// The words the scene writes, in the language on screen. A new language is applied at once:
+    /// texts set again, the layout mirrored or not, and everything laid out again.
+    public var texts = Texts() {
+        didSet {
+            guard texts != oldValue else { return }
+            view.layoutIsRightToLeft = texts.isRightToLeft
+            applyTexts()
+            if view.info.size.width > 1 { layout(view: view) }
+        }
+    }
+    /// Sets every text the scene shows from `texts` (after `build`, and on a new language).
+    open func applyTexts() {}
 
     /// How many damaged rectangles the window keeps apart while this scene shows (see
     /// `Invalidation.maximumRects`).

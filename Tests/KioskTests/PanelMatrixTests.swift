@@ -40,18 +40,24 @@ import Glibc
         let renderer: HeadlessRenderer
         let panel: Panel
 
-        init(_ panel: Panel, _ screen: String) throws {
+        let settings: Settings
+
+        init(_ panel: Panel, _ screen: String, language: Language = .english) throws {
             self.panel = panel
+            var settings = Settings()
+            settings.language = language
+            self.settings = settings
             let fonts = testFonts, s = scheduler
             let start = screen == "lander-help" ? "lander" : ["touch", "lander", "tiles"].contains(screen) ? screen : "touch"
             shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s) {
-                SceneCatalog.make($0, fonts: fonts, scheduler: s)!
+                SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!
             }
+            shell.setLanguages([settings.kioskTexts])
             renderer = try HeadlessRenderer(scene: shell, info: panel.info)
             renderer.run(until: 0.1)
             switch screen {
             case "lander-help": (shell.current as! LanderScene).showHelp()
-            case "admin": shell.show(.admin(AdminPanel(fonts: fonts, scheduler: s, settings: Settings()) { _ in }))
+            case "admin": shell.show(.admin(AdminPanel(fonts: fonts, scheduler: s, settings: settings) { _ in }))
             case "screensaver": shell.show(.screensaver)
             case let s where s.hasPrefix("setup-"): showSetup(s)
             default: break
@@ -64,8 +70,8 @@ import Glibc
         /// by taps on its targets (so the result, the udev line and its buttons are laid out).
         private func showSetup(_ screen: String) {
             let stepName = screen == "setup-calibrated" ? "calibrate" : String(screen.dropFirst("setup-".count))
-            let step = SetupScene.Step.allCases.first { $0.title.lowercased().hasPrefix(stepName) } ?? .touch
-            let setup = SetupScene(fonts: testFonts, scheduler: scheduler, settings: Settings(), saved: nil, filePath: nil,
+            let step = SetupScene.Step.allCases.first { $0.name == stepName } ?? .touch
+            let setup = SetupScene(fonts: testFonts, scheduler: scheduler, settings: settings, saved: nil, filePath: nil,
                                    stage: renderer.stage, step: step) { _ in }
             shell.show(.admin(setup))
             renderer.run(until: 0.5)
@@ -111,9 +117,23 @@ import Glibc
 
     static var cases: [(Panel, String)] { panels.flatMap { p in screens.map { (p, $0) } } }
 
+    /// Every other language on the smallest panel and on a tall narrow one: the longest
+    /// words and the right-to-left layout.
+    static var languageCases: [(Language, Panel, String)] {
+        Language.all.filter { $0 != .english }.flatMap { l in [panels[0], panels[4]].flatMap { p in screens.map { (l, p, $0) } } }
+    }
+
     @Test(arguments: cases) func whatAVisitorSees(panel: Panel, screen: String) throws {
-        let c = try Composed(panel, screen)
-        let at = "\(panel.name) \(screen)"
+        try check(panel: panel, screen: screen, language: .english)
+    }
+
+    @Test(arguments: languageCases) func whatAVisitorSeesInTheirLanguage(language: Language, panel: Panel, screen: String) throws {
+        try check(panel: panel, screen: screen, language: language)
+    }
+
+    private func check(panel: Panel, screen: String, language: Language) throws {
+        let c = try Composed(panel, screen, language: language)
+        let at = "\(language) \(panel.name) \(screen)"
         let screenRect = Rect(origin: .zero, size: panel.size)
         let bar = c.showsBar ? c.shell.sceneBarFrames : []
         if c.showsBar {
@@ -157,7 +177,8 @@ import Glibc
             c.shell.handle(TouchBatch(time: c.renderer.clock.now + 0.05, points: [touch(1, .ended, mid.x, mid.y)]))
             #expect(tiles.model.selectedIDs.count == 1, "\(at): the middle of the screen is not a tile")
         }
-        try GoldenImageTests().assertMatches(reduced(c.renderer.image, toWidth: 640), "panels/\(panel.name)-\(screen)")
+        let name = language == .english ? "panels/\(panel.name)-\(screen)" : "languages/\(language)/\(panel.name)-\(screen)"
+        try GoldenImageTests().assertMatches(reduced(c.renderer.image, toWidth: 640), name)
     }
 
     @Test func theStatsOverlayTakesItsStripFromTheScenes() throws {

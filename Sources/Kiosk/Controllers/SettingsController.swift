@@ -31,6 +31,7 @@ final class SettingsController {
     static func load(configPath: String?, overrides: Overrides, store: StateStore?, log: Logger,
                      reloading: Bool = false) -> Settings? {
         var s = Settings()
+        s.language = Settings.localeLanguage()
         if let path = configPath ?? Settings.defaultPath() {
             let (loaded, problems) = Settings.read(path: path)
             for p in problems { log.warning("\(p)") }

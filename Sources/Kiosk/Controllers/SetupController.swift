@@ -60,7 +60,7 @@ final class SetupController {
         }
         setup.onNotice = { [log] in log.notice("setup: \($0)") }
         setup.onRelayout = { [weak self] in self?.onRelayout?() }
-        if fromAdmin { log.notice("setup: opened from the admin panel at \(step.title.lowercased())") }
+        if fromAdmin { log.notice("setup: opened from the admin panel at \(step.name)") }
         shell.show(.admin(setup))
     }
 }

@@ -219,6 +219,7 @@ final class Application: WindowDelegate, InputSink {
         saver.scene = scene
         let shell = scene as! Shell
         shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
+        shell.onLanguageChange = { [weak self] l in self?.log.notice("language: \(l.code) (\(l.name)), chosen by a visitor") }
         shell.onSceneChange = { [weak self] name in
             self?.log.notice("scene: \(name)")
             self?.metrics.sceneSwitches += 1
@@ -284,6 +285,7 @@ final class Application: WindowDelegate, InputSink {
         shell.showsSceneBar = s.sceneBar
         shell.adminCorner = s.adminGesture
         shell.resetsOnWake = s.idleReset
+        shell.setLanguages(s.visitorTexts)
         // A scene asked for on the command line is this run's start scene.
         shell.homeScene = overrides.scene.flatMap(SceneCatalog.canonicalName) ?? s.start
     }

@@ -27,6 +27,14 @@ struct Settings: Equatable {
     var sceneBar = true
     var theme: String?
     var stats = false
+    /// The kiosk's language: its own words, the admin panel, the setup, and what visitors see
+    /// first (`[shell] language`, else the locale's).
+    var language = Language.english
+    /// The languages visitors may switch between with the scene bar's pill (`[shell] languages`),
+    /// the kiosk's first; one entry: no pill.
+    var languages: [Language] = []
+    /// The operator's own words by language code and key (`[text]`, `[text.fr]`).
+    var textOverrides: [String: [String: String]] = [:]
     // [touch]
     /// libinput's calibration matrix for the touchscreen (six numbers, row-major, on
     /// coordinates normalized to 0...1: `[-1, 0, 1, 0, 1, 0]` undoes a mirrored x); nil: none.
@@ -37,7 +45,8 @@ struct Settings: Equatable {
     // [words]
     var words = FallingWordsConfig()
     // [lander]
-    var padSide = LanderScene.Side.right
+    /// nil: the trailing side of the language on screen (right; left in Arabic).
+    var padSide: LanderScene.Side?
     // [admin]
     /// Where three fingers held for `AdminGesture.hold` seconds open the settings panel; nil: off.
     var adminCorner: AdminCorner? = .topLeft
@@ -48,6 +57,21 @@ struct Settings: Equatable {
     var fileKeys: Set<String> = []
     /// Text the operator wrote that the kiosk draws, and where it is in the file.
     var configuredTexts: [ConfiguredText] = []
+
+    /// The kiosk's own words in `language`, with the operator's.
+    func texts(for language: Language) -> Texts { Texts(language, overrides: textOverrides[language.code] ?? [:]) }
+    var kioskTexts: Texts { texts(for: language) }
+    /// What the language pill cycles through, the kiosk's language first.
+    var visitorTexts: [Texts] {
+        ([language] + languages.filter { $0 != language }).map(texts(for:))
+    }
+
+    /// The locale's language (LC_ALL, LC_MESSAGES, LANG), English without one.
+    static func localeLanguage() -> Language {
+        var env: [String: String] = [:]
+        for k in ["LC_ALL", "LC_MESSAGES", "LANG"] { if let v = getenv(k) { env[k] = String(cString: v) } }
+        return Language.fromLocale(env)
+    }
 
     struct ConfiguredText: Equatable {
         var text: String
@@ -110,17 +134,21 @@ struct Settings: Equatable {
     static func read(path: String) -> (Settings?, [Problem]) {
         switch readRegularFile(path, limit: TOML.Limits().maxBytes) {
         case .success(let bytes):
-            let (s, problems) = parse(bytes, file: path)
+            let (s, problems) = parse(bytes, file: path, locale: localeLanguage())
             return (problems.contains { $0.wholeFile } ? nil : s, problems)
         case .failure(let why):
             return (nil, [Problem(file: path, line: 1, column: 1, message: why.description, wholeFile: true)])
         }
     }
 
-    static func parse(_ text: String, file: String) -> (Settings, [Problem]) { parse(Array(text.utf8), file: file) }
+    static func parse(_ text: String, file: String, locale: Language = .english) -> (Settings, [Problem]) {
+        parse(Array(text.utf8), file: file, locale: locale)
+    }
 
-    static func parse(_ bytes: [UInt8], file: String) -> (Settings, [Problem]) {
+    /// `locale`: the language where the file names none (the running kiosk's locale).
+    static func parse(_ bytes: [UInt8], file: String, locale: Language = .english) -> (Settings, [Problem]) {
         var s = Settings()
+        s.language = locale
         var problems: [Problem] = []
         let table: TOML.Table
         do {
@@ -137,7 +165,8 @@ struct Settings: Equatable {
             problems.append(Problem(file: file, line: p.line, column: p.column, message: message))
         }
         let known: [String: Set<String>] = [
-            "shell": ["scenes", "start", "idle_timeout", "blank_delay", "idle_reset", "hours", "after_hours_wake", "rotate", "scene_bar", "theme", "stats"],
+            "shell": ["scenes", "start", "idle_timeout", "blank_delay", "idle_reset", "hours", "after_hours_wake", "rotate", "scene_bar", "theme",
+                      "stats", "language", "languages"],
             "words": ["phrases", "speed", "interval", "color", "size"],
             "lander": ["pad"],
             "admin": ["gesture", "pin"],
@@ -146,6 +175,7 @@ struct Settings: Equatable {
         ]
         for key in table.keys {
             let node = table[key]!
+            if key == "text" { continue } // any text key: checked by `texts`
             guard let keys = known[key] else { problem(node, "unknown section or setting '\(key)'"); continue }
             guard let sub = node.table else { problem(node, "'\(key)' must be a section ([\(key)])"); continue }
             for k in sub.keys where !keys.contains(k) { problem(sub[k]!, "unknown setting '\(key).\(k)'") }
@@ -156,6 +186,9 @@ struct Settings: Equatable {
             shell(sh, into: &s, problem) { line, column, message in
                 problems.append(Problem(file: file, line: line, column: column, message: message))
             }
+        }
+        if let v = table["text"] {
+            if let t = v.table { texts(t, into: &s, problem) } else { problem(v, "'text' must be a section ([text])") }
         }
         if let m = table["metrics"]?.table, let v = m["textfile"] {
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
@@ -223,9 +256,59 @@ struct Settings: Equatable {
             s.hours = hours
         }
         flag(sh, "stats", &s.stats, problem)
+        languages(sh, into: &s, problem)
         if let v = sh["theme"] {
             if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }
         }
+    }
+
+    /// `[shell] language` and `languages`: an unknown language is named and left out.
+    private static func languages(_ sh: TOML.Table, into s: inout Settings, _ problem: Report) {
+        let known = Language.codes.joined(separator: ", ")
+        var chosen: Language?
+        if let v = sh["language"] {
+            if let l = v.string.flatMap(Language.named) { chosen = l }
+            else { problem(v, "language must be one of \(known); using \(s.language.code)") }
+        }
+        if let v = sh["languages"] {
+            let items = v.array ?? []
+            if v.array == nil { problem(v, "languages must be a list like [\"en\", \"fr\"]; no language pill") }
+            for item in items {
+                if let l = item.string.flatMap(Language.named) {
+                    if !s.languages.contains(l) { s.languages.append(l) }
+                } else { problem(item, "languages: the kiosk has no texts for \(item.string.map { "'\($0)'" } ?? "that value") (known: \(known)); left out") }
+            }
+        }
+        // Without a language of its own, the kiosk speaks the first one visitors may choose.
+        s.language = chosen ?? s.languages.first ?? s.language
+    }
+
+    /// `[text]`: the operator's words for the kiosk's language; `[text.fr]` and the like for
+    /// another. A key written bare (`tiles.hint = …`, a nested table in TOML) counts as quoted.
+    private static func texts(_ t: TOML.Table, into s: inout Settings, _ problem: Report) {
+        func collect(_ t: TOML.Table, prefix: String, language: Language, _ out: inout [String: String]) {
+            for k in t.keys {
+                let node = t[k]!, key = prefix + k
+                if prefix.isEmpty, let l = Language.named(k), l.code == k {
+                    guard let sub = node.table else { problem(node, "'text.\(k)' must be a section ([text.\(k)])"); continue }
+                    var table = s.textOverrides[k] ?? [:]
+                    collect(sub, prefix: "", language: l, &table)
+                    s.textOverrides[k] = table
+                } else if let sub = node.table {
+                    collect(sub, prefix: key + ".", language: language, &out)
+                } else if let text = node.string {
+                    if let why = TextCatalog.problem(key: key, value: text) { problem(node, why); continue }
+                    out[key] = text
+                    s.configuredTexts.append(ConfiguredText(text: text, line: node.position.line, column: node.position.column,
+                                                            setting: "text '\(key)'"))
+                } else {
+                    problem(node, "text '\(key)' must be a string in quotes; using the kiosk's own")
+                }
+            }
+        }
+        var own: [String: String] = [:]
+        collect(t, prefix: "", language: s.language, &own)
+        s.textOverrides[s.language.code, default: [:]].merge(own) { _, mine in mine }
     }
 
     private static func words(_ w: TOML.Table, into s: inout Settings, _ problem: Report) {

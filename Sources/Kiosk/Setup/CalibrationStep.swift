@@ -16,7 +16,8 @@ struct CalibrationRun {
         case next
         case askAgain(Int)
         case fitted(TouchCalibration.Fit)
-        case startOver(String)
+        /// The taps fit no map (they lie on a line): every target again.
+        case startOver
     }
 
     init(targets: [Point], tolerance: Double) {
@@ -41,7 +42,7 @@ struct CalibrationRun {
         } catch {
             samples = Array(repeating: nil, count: targets.count)
             asking = 0
-            return .startOver("\(error)")
+            return .startOver
         }
     }
 }
@@ -55,8 +56,13 @@ final class CalibrationStep: SetupPage {
     private let target = TargetView()
     private let prompt = SetupStyle.label(24), message = SetupStyle.label(20, color: Color.amber)
     private let result = SetupStyle.label(22), matrix = SetupStyle.label(16, color: Color.slate)
-    private let again = SetupStyle.button("Calibrate again") { _ in }
-    private let reset = SetupStyle.button("No calibration") { _ in }
+    private let again = SetupStyle.button("") { _ in }
+    private let reset = SetupStyle.button("") { _ in }
+    private var texts = Texts()
+    /// What the page says, by key, so that a new language says it again.
+    private var messageKey: String? { didSet { message.text = messageKey.map { texts[$0] } ?? "" } }
+    private enum Result { case none, fitted, reset }
+    private var shownResult = Result.none
     private(set) var run: CalibrationRun?
     private(set) var lastFit: TouchCalibration.Fit?
     private var mm = DisplayInfo.fallbackPointsPerMillimetre
@@ -76,7 +82,7 @@ final class CalibrationStep: SetupPage {
     }
 
     var isCollecting: Bool { run?.asking != nil }
-    var hasResult: Bool { lastFit != nil || !result.text.isEmpty }
+    var hasResult: Bool { shownResult != .none }
 
     func build() {
         catcher.backgroundColor = Color.ink
@@ -92,7 +98,8 @@ final class CalibrationStep: SetupPage {
         again.action = { [unowned self] _ in self.begin(in: self.size, mm: self.mm) }
         reset.action = { [unowned self] _ in
             self.lastFit = nil
-            self.result.text = "No calibration: touches are used as the panel sends them."
+            self.shownResult = .reset
+            self.showResult()
             self.matrixText = ""
             self.onReset?()
         }
@@ -103,9 +110,28 @@ final class CalibrationStep: SetupPage {
         self.size = size
         self.mm = mm
         run = CalibrationRun(targets: TouchCalibration.targets(in: size), tolerance: 8 * mm)
-        message.text = ""
+        messageKey = nil
         showTarget()
         onChange?()
+    }
+
+    func apply(_ texts: Texts) {
+        self.texts = texts
+        again.title = texts["calibrate.again"]
+        reset.title = texts["calibrate.reset"]
+        message.text = messageKey.map { texts[$0] } ?? ""
+        showResult()
+        showTarget()
+    }
+
+    private func showResult() {
+        switch shownResult {
+        case .none: result.text = ""
+        case .reset: result.text = texts["calibrate.none"]
+        case .fitted:
+            let e = meanErrors ?? ("?", "?")
+            result.text = texts("calibrate.result", ["before": e.before, "after": e.after])
+        }
     }
 
     func stopCollecting() {
@@ -119,13 +145,13 @@ final class CalibrationStep: SetupPage {
         let outcome = r.tapped(at: p)
         run = r
         switch outcome {
-        case .next: message.text = ""
-        case .askAgain: message.text = "That tap was far from its target: touch it again."
-        case .startOver(let why): message.text = "Once more: \(why)."
+        case .next: messageKey = nil
+        case .askAgain: messageKey = "calibrate.askAgain"
+        case .startOver: messageKey = "calibrate.onALine"
         case .fitted(let fit):
             lastFit = fit
-            let e = meanErrors!
-            result.text = "Off by \(e.before) mm on average before, \(e.after) mm after. Touch now lands where you tap."
+            shownResult = .fitted
+            showResult()
             onFit?(fit)
         }
         showTarget()
@@ -138,7 +164,7 @@ final class CalibrationStep: SetupPage {
         let c = r.targets[i]
         target.frame = Rect(x: c.x - radius, y: c.y - radius, width: 2 * radius, height: 2 * radius)
         target.setNeedsDisplay()
-        prompt.text = "Touch the centre of the target · \(r.samples.count { $0 != nil } + 1) of \(r.targets.count)"
+        prompt.text = texts("calibrate.prompt", ["n": String(r.samples.count { $0 != nil } + 1), "count": String(r.targets.count)])
     }
 
     func layoutCatcher(size: Size, mm: Double) {

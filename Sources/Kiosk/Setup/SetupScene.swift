@@ -21,7 +21,8 @@ protocol SetupStage: AnyObject {
 final class SetupScene: ViewScene {
     enum Step: Int, CaseIterable {
         case touch, calibrate, rotate, pin, scenes
-        var title: String { ["Touch", "Calibrate", "Rotate", "PIN", "Scenes"][rawValue] }
+        /// The step's name in the journal, in controls' labels and in its text keys.
+        var name: String { ["touch", "calibrate", "rotate", "pin", "scenes"][rawValue] }
     }
 
     private(set) var step: Step
@@ -64,6 +65,8 @@ final class SetupScene: ViewScene {
         super.init(name: "setup", fonts: fonts, scheduler: scheduler)
         scenes.choose(visible: settings.scenes.filter(SceneCatalog.visitorScenes.contains), start: settings.start)
         rotation.current = settings.rotate
+        // The operator's language, whatever a visitor chose last.
+        texts = settings.kioskTexts
     }
 
     /// The installer of a new panel may step away: the first start's setup waits for them. One
@@ -97,18 +100,16 @@ final class SetupScene: ViewScene {
         footer.backgroundColor = SetupStyle.bar
         view.addSubview(header)
         view.addSubview(footer)
-        titleLabel.text = fromAdmin ? "Panel setup" : "Set up this panel"
         titleLabel.fontSize = 24
         titleLabel.textColor = Color.paper
         titleLabel.isUserInteractionEnabled = false
         header.addSubview(titleLabel)
         for s in Step.allCases {
-            let b = SetupStyle.button("\(s.rawValue + 1) \(s.title)") { [unowned self] _ in self.go(to: s) }
-            b.accessibilityLabel = "setup step \(s.title.lowercased())"
+            let b = SetupStyle.button("") { [unowned self] _ in self.go(to: s) }
+            b.accessibilityLabel = "setup step \(s.name)"
             stepButtons.append(b)
             header.addSubview(b)
         }
-        finishButton.title = fromAdmin ? "Done" : "Start the kiosk"
         SetupStyle.style(finishButton, accent: true)
         finishButton.action = { [unowned self] _ in self.finish() }
         finishButton.accessibilityLabel = "setup finish"
@@ -119,7 +120,6 @@ final class SetupScene: ViewScene {
         note.numberOfLines = 0
         note.isUserInteractionEnabled = false
         footer.addSubview(note)
-        nextButton.title = "Next ›"
         SetupStyle.style(nextButton, accent: false)
         nextButton.action = { [unowned self] _ in
             if let next = Step(rawValue: self.step.rawValue + 1) { self.go(to: next) } else { self.finish() }
@@ -200,7 +200,7 @@ final class SetupScene: ViewScene {
     }
 
     func go(to s: Step) {
-        if s != step { onNotice?("step \(s.title.lowercased())") }
+        if s != step { onNotice?("step \(s.name)") }
         step = s
         if s == .calibrate, !calibration.hasResult { calibration.begin(in: view.bounds.size, mm: view.info.pointsPerMillimetre) }
         else if s != .calibrate { calibration.stopCollecting() }
@@ -234,7 +234,7 @@ final class SetupScene: ViewScene {
         case .scenes: fileKeys.contains(k.scenes) || fileKeys.contains(k.start) ? "[shell] scenes or start" : nil
         default: nil
         }
-        return key.map { "\(filePath) sets \($0): the file wins after the setup; this shows how it would look." }
+        return key.map { texts("setup.fileWins", ["file": filePath, "setting": $0]) }
     }
 
     private func refresh() {
@@ -245,16 +245,19 @@ final class SetupScene: ViewScene {
         footer.isHidden = collecting || isCompactTouch
         calibration.catcher.isHidden = !collecting
         for (i, b) in stepButtons.enumerated() { b.backgroundColor = i == step.rawValue ? SetupStyle.current : SetupStyle.plain }
-        nextButton.title = step == .scenes ? finishButton.title : "Next ›"
-        note.text = fileNote ?? [
-            .touch: "Every finger shows a marker where the panel feels it. Markers away from your fingers? Hold one finger still anywhere for 3 s to calibrate.",
-            .calibrate: "Touch each target as it appears. The error is shown in millimetres.",
-            .rotate: "Turn the picture; touch turns with it. Tap the circle to check.",
-            .pin: "The PIN opens the admin panel (three fingers held 3 s in the top left corner).",
-            .scenes: "The falling words are the screensaver.",
-        ][step]!
+        nextButton.title = step == .scenes ? finishButton.title : texts["setup.next"]
+        note.text = fileNote ?? texts["setup.hint.\(step.name)"]
         layout(view: view)
         onRelayout?()
+    }
+
+    override func applyTexts() {
+        titleLabel.text = texts[fromAdmin ? "setup.title.admin" : "setup.title"]
+        for (s, b) in zip(Step.allCases, stepButtons) { b.title = "\(s.rawValue + 1) " + texts["setup.step.\(s.name)"] }
+        finishButton.title = texts[fromAdmin ? "setup.done" : "setup.start"]
+        for page in [calibration as SetupPage, rotation, pin, scenes] { page.apply(texts) }
+        touchTest.texts = texts
+        refresh()
     }
 
     // MARK: Layout
@@ -270,6 +273,7 @@ final class SetupScene: ViewScene {
     override func layout(view: SceneView) {
         let size = view.bounds.size, rowH = rowHeight
         let (headerH, footerH) = isCompactTouch ? layoutCompactBar(size: size) : layoutBars(size: size)
+        let rtl = view.isRightToLeft
         var inner = view.info
         inner.safeAreaInsets = EdgeInsets(top: headerH, bottom: footerH)
         touchTest.layout(inner)
@@ -278,6 +282,11 @@ final class SetupScene: ViewScene {
         for page in [calibration as SetupPage, rotation, pin, scenes] {
             page.page.frame = content
             page.layout(ctx)
+        }
+        // Mirrored for a right-to-left language: the bars and the choices, not the keypad, not
+        // the calibration's targets (where a finger must go is where it is).
+        if rtl {
+            for v in [header, footer, rotation.page, scenes.page, calibration.page] { v.mirrorHorizontally(v.subviews) }
         }
         calibration.catcher.frame = Rect(origin: .zero, size: size)
         calibration.layoutCatcher(size: size, mm: view.info.pointsPerMillimetre)
@@ -354,6 +363,8 @@ protocol SetupPage: AnyObject {
     var page: View { get }
     func build()
     func layout(_ l: SetupLayout)
+    /// Sets the page's words (after `build`, and on a new language).
+    func apply(_ texts: Texts)
 }
 
 /// The setup screen's look, shared by its pages.

@@ -12,6 +12,8 @@ final class RotationStep: SetupPage {
     var current = Rotation.upright { didSet { refresh() } }
     var onChoose: ((Rotation) -> Void)?
     var onChecked: (() -> Void)?
+    private var isChecked = false
+    private var texts = Texts()
 
     func build() {
         for (i, t) in ["0°", "90°", "180°", "270°"].enumerated() {
@@ -35,8 +37,14 @@ final class RotationStep: SetupPage {
     }
 
     private func checked(_ yes: Bool) {
+        isChecked = yes
         check.backgroundColor = yes ? Color.leaf : SetupStyle.plain
-        checkLabel.text = yes ? "✓ The tap landed on the circle." : "Tap the circle to check that touch follows."
+        checkLabel.text = texts[yes ? "setup.rotate.checked" : "setup.rotate.check"]
+    }
+
+    func apply(_ texts: Texts) {
+        self.texts = texts
+        checked(isChecked)
     }
 
     private func refresh() {
@@ -68,17 +76,26 @@ final class PINStep: SetupPage {
     private(set) var keys: [Button] = []
     private var entered = "", first: String?
     var onSet: ((String) -> Void)?
+    private var texts = Texts()
+    /// What the message says, by key: kept so a new language says it again.
+    private var messageKey = "setup.pin.choose" { didSet { message.text = texts[messageKey] } }
+    private static let keyIDs = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"]
 
     func build() {
-        for t in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
-            let b = SetupStyle.button(t, accent: t == "OK") { [unowned self] b in self.key(b.title) }
+        for t in Self.keyIDs {
+            let b = SetupStyle.button(t, accent: t == "OK") { [unowned self] _ in self.key(t) }
             b.accessibilityLabel = "setup key \(t == "⌫" ? "back" : t)"
             keys.append(b)
             page.addSubview(b)
         }
         page.addSubview(dots)
         page.addSubview(message)
-        message.text = "Choose a PIN of 4 to 8 digits."
+    }
+
+    func apply(_ texts: Texts) {
+        self.texts = texts
+        keys.last?.title = texts["key.ok"]
+        message.text = texts[messageKey]
     }
 
     func handle(_ key: KeyEvent) {
@@ -95,18 +112,18 @@ final class PINStep: SetupPage {
         case "⌫": if !entered.isEmpty { entered.removeLast() }
         case "OK":
             if !SetupChoices.isValidPIN(entered) {
-                message.text = "A PIN has 4 to 8 digits."
+                messageKey = "setup.pin.length"
             } else if let f = first {
                 if f == entered {
-                    message.text = "PIN set. Keep it somewhere safe."
+                    messageKey = "setup.pin.set"
                     onSet?(entered)
                 } else {
-                    message.text = "The two PINs differ: choose a PIN again."
+                    messageKey = "setup.pin.differ"
                 }
                 first = nil
             } else {
                 first = entered
-                message.text = "Type the same PIN again."
+                messageKey = "setup.pin.again"
             }
             entered = ""
         default: if entered.count < 8 { entered += k }
@@ -136,8 +153,9 @@ final class ScenesStep: SetupPage {
     private(set) var visible = SceneCatalog.visitorScenes
     private(set) var start = SceneCatalog.defaultName
     var onChange: (([String], String) -> Void)?
+    private var texts = Texts()
     /// A scene's name as the scene bar writes it.
-    private static func title(_ name: String) -> String { SceneBar.titles[name] ?? name }
+    private func title(_ name: String) -> String { SceneBar.title(name, texts) }
 
     func choose(visible: [String], start: String) {
         self.visible = visible.isEmpty ? SceneCatalog.visitorScenes : visible
@@ -146,13 +164,11 @@ final class ScenesStep: SetupPage {
     }
 
     func build() {
-        visibleLabel.text = "Visitors may use"
-        startLabel.text = "Start on"
         page.addSubview(visibleLabel)
         page.addSubview(startLabel)
         for name in SceneCatalog.visitorScenes {
-            let t = SetupStyle.button(Self.title(name)) { [unowned self] _ in self.toggle(name) }
-            let s = SetupStyle.button(Self.title(name)) { [unowned self] _ in self.startOn(name) }
+            let t = SetupStyle.button("") { [unowned self] _ in self.toggle(name) }
+            let s = SetupStyle.button("") { [unowned self] _ in self.startOn(name) }
             t.accessibilityLabel = "setup show \(name)"
             s.accessibilityLabel = "setup start \(name)"
             toggles.append(t)
@@ -180,6 +196,13 @@ final class ScenesStep: SetupPage {
         changed()
     }
 
+    func apply(_ texts: Texts) {
+        self.texts = texts
+        visibleLabel.text = texts["setup.scenes.visible"]
+        startLabel.text = texts["setup.scenes.start"]
+        refresh()
+    }
+
     private func changed() {
         refresh()
         onChange?(visible, start)
@@ -188,7 +211,8 @@ final class ScenesStep: SetupPage {
     private func refresh() {
         for (i, name) in SceneCatalog.visitorScenes.enumerated() where i < toggles.count {
             let shown = visible.contains(name)
-            toggles[i].title = (shown ? "✓ " : "") + Self.title(name)
+            toggles[i].title = (shown ? "✓ " : "") + title(name)
+            starts[i].title = title(name)
             SetupStyle.style(toggles[i], accent: shown)
             SetupStyle.style(starts[i], accent: start == name)
         }

@@ -55,7 +55,8 @@ final class AdminPanel: ViewScene {
     /// `lock` is the kiosk's: wrong PINs counted by an earlier panel still count here.
     init(fonts: FontCache, scheduler: Scheduler, settings: Settings, lock: AdminLock = AdminLock(),
          onFinish: @escaping (Outcome) -> Void) {
-        values = PanelSettings(speed: settings.words.speed, padLeft: settings.padSide == .left,
+        let padSide = settings.padSide ?? (settings.language.isRightToLeft ? .left : .right)
+        values = PanelSettings(speed: settings.words.speed, padLeft: padSide == .left,
                                idleTimeout: settings.idleTimeout, rotate: settings.rotate.quarterTurns)
         initial = values
         pin = settings.adminPIN
@@ -64,6 +65,7 @@ final class AdminPanel: ViewScene {
         unlocked = settings.adminPIN == nil
         self.onFinish = onFinish
         super.init(name: "admin", fonts: fonts, scheduler: scheduler)
+        texts = settings.kioskTexts
         if !unlocked, lock.isResting(at: scheduler.now) { resting() }
     }
 
@@ -85,26 +87,22 @@ final class AdminPanel: ViewScene {
         message.textColor = Color.amber
         dots.fontSize = 34
         // Settings rows: a name, the value, and buttons that change it.
-        let rowSpecs: [(String, [String])] = [("Words speed", ["−", "+"]), ("Lander pad", ["Left", "Right"]),
-                                              ("Screensaver after", ["−", "+"]), ("Rotation", ["0°", "90°", "180°", "270°"]),
-                                              (touchMatrix == nil ? "Touch" : "Touch · calibrated", ["Test", "Calibrate", "Setup"])]
-        for (ri, spec) in rowSpecs.enumerated() {
+        // Each row: its name in the journal and controls' labels, and its buttons'.
+        for (ri, spec) in AdminPanel.rowSpecs.enumerated() {
             let name = Label(), value = Label()
-            name.text = spec.0
             for l in [name, value] { l.fontSize = 20; l.textColor = Color.paper; l.isUserInteractionEnabled = false; card.addSubview(l) }
             name.numberOfLines = 2
             value.alignment = .center
             var buttons: [Button] = []
             for (bi, t) in spec.1.enumerated() {
                 let b = makeButton(t) { [unowned self] _ in self.changed(row: ri, button: bi) }
-                b.accessibilityLabel = "admin \(spec.0.split(separator: " ")[0].lowercased()) \(t)"
+                b.accessibilityLabel = "admin \(spec.0) \(t)"
                 buttons.append(b)
             }
             rows.append((name, value, buttons))
         }
-        for (i, t) in ["Use file settings", "Cancel", "Save"].enumerated() {
-            footer[i].title = t
-            footer[i].accessibilityLabel = "admin \(t.lowercased())"
+        for (i, t) in ["use file settings", "cancel", "save"].enumerated() {
+            footer[i].accessibilityLabel = "admin \(t)"
             styleButton(footer[i])
             footer[i].action = { [unowned self] _ in
                 switch i {
@@ -116,9 +114,25 @@ final class AdminPanel: ViewScene {
             card.addSubview(footer[i])
         }
         for t in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
-            keys.append(makeButton(t) { [unowned self] b in self.key(b.title) })
+            keys.append(makeButton(t) { [unowned self] _ in self.key(t) })
             keys.last!.accessibilityLabel = "admin key \(t == "⌫" ? "back" : t)"
         }
+        refresh()
+    }
+
+    /// The rows: a name for labels and logs, and the buttons' (English, as the tests find them).
+    private static let rowSpecs: [(String, [String])] = [("words", ["−", "+"]), ("lander", ["Left", "Right"]),
+                                                         ("screensaver", ["−", "+"]), ("rotation", ["0°", "90°", "180°", "270°"]),
+                                                         ("touch", ["Test", "Calibrate", "Setup"])]
+
+    override func applyTexts() {
+        let names = ["admin.speed", "admin.pad", "admin.idle", "admin.rotation",
+                     touchMatrix == nil ? "admin.touch" : "admin.touch.calibrated"]
+        for (r, key) in zip(rows, names) { r.name.text = texts[key] }
+        for (b, key) in zip(rows[1].buttons, ["admin.left", "admin.right"]) { b.title = texts[key] }
+        for (b, key) in zip(rows[4].buttons, ["admin.test", "admin.calibrate", "admin.setup"]) { b.title = texts[key] }
+        for (b, key) in zip(footer, ["admin.useFile", "admin.cancel", "admin.save"]) { b.title = texts[key] }
+        keys.last?.title = texts["key.ok"]
         refresh()
     }
 
@@ -134,6 +148,9 @@ final class AdminPanel: ViewScene {
         b.backgroundColor = Color.dusk
         b.cornerRadius = 10
         b.titleLabel.fontSize = 20
+        // Longer words in some languages ("Kalibrieren"): smaller rather than cut.
+        b.titleLabel.adjustsFontSizeToFitWidth = true
+        b.titleLabel.minimumScaleFactor = 0.7
         b.titleLabel.textColor = Color.paper
     }
 
@@ -177,7 +194,7 @@ final class AdminPanel: ViewScene {
                 message.text = ""
                 layout(view: view) // the settings page replaces the keypad
             case .wrong:
-                message.text = "Wrong PIN"
+                message.text = texts["admin.wrongPIN"]
             case .resting:
                 resting()
             }
@@ -190,7 +207,7 @@ final class AdminPanel: ViewScene {
     /// The keypad rests until the kiosk's lock lets it try again.
     private func resting() {
         let wait = lock.lockedUntil - view.scheduler.now
-        message.text = "Too many wrong PINs: wait \(Int(wait.rounded(.up))) s"
+        message.text = texts("admin.resting", ["n": String(Int(wait.rounded(.up)))])
         view.scheduler.schedule(after: wait) { [weak self] in self?.message.text = ""; self?.refresh() }
     }
 
@@ -212,20 +229,20 @@ final class AdminPanel: ViewScene {
         refresh()
     }
 
-    static func describeIdle(_ t: Double) -> String {
-        if t <= 0 { return "never" }
-        if t < 60 { return "\(Int(t)) s" }
-        if t < 3600 { return "\(Int(t / 60)) min" }
-        return "\(Int(t / 3600)) h"
+    static func describeIdle(_ t: Double, _ texts: Texts = Texts()) -> String {
+        if t <= 0 { return texts["admin.idle.never"] }
+        if t < 60 { return texts("admin.idle.seconds", ["n": String(Int(t))]) }
+        if t < 3600 { return texts("admin.idle.minutes", ["n": String(Int(t / 60))]) }
+        return texts("admin.idle.hours", ["n": String(Int(t / 3600))])
     }
 
     private func refresh() {
         let accent = Color.sky, plain = Color.dusk
-        title.text = unlocked ? "Kiosk settings" : "Enter the PIN"
+        title.text = texts[unlocked ? "admin.title" : "admin.enterPIN"]
         dots.text = String(repeating: "●", count: entered.count)
-        rows[0].value.text = "\(Int(values.speed ?? 150)) pt/s"
+        rows[0].value.text = texts("admin.speed.value", ["n": String(Int(values.speed ?? 150))])
         rows[1].value.text = ""
-        rows[2].value.text = AdminPanel.describeIdle(values.idleTimeout ?? 120)
+        rows[2].value.text = AdminPanel.describeIdle(values.idleTimeout ?? 120, texts)
         rows[3].value.text = ""
         rows[1].buttons[0].backgroundColor = values.padLeft == true ? accent : plain
         rows[1].buttons[1].backgroundColor = values.padLeft == true ? plain : accent
@@ -259,10 +276,11 @@ final class AdminPanel: ViewScene {
         message.frame = Rect(x: pad, y: h - pad - rowH - messageH, width: w - 2 * pad, height: 28)
         var y = pad + titleH
         if unlocked {
-            for r in rows {
+            for (ri, r) in rows.enumerated() {
+                let stepper = ri == 0 || ri == 2
                 r.name.frame = Rect(x: pad, y: y, width: 200, height: rowH)
-                let bw = r.buttons.count == 2 && r.buttons[0].title == "−" ? rowH * 1.3 : (w - 2 * pad - 210) / Double(r.buttons.count) - 6
-                if r.buttons.count == 2 && r.buttons[0].title == "−" {
+                let bw = stepper ? rowH * 1.3 : (w - 2 * pad - 210) / Double(r.buttons.count) - 6
+                if stepper {
                     let right = w - pad
                     r.buttons[1].frame = Rect(x: right - bw, y: y, width: bw, height: rowH)
                     r.value.frame = Rect(x: right - bw - 150, y: y, width: 150, height: rowH)
@@ -289,6 +307,8 @@ final class AdminPanel: ViewScene {
         for (i, b) in footer.enumerated() {
             b.frame = Rect(x: pad + Double(i) * (fw + gap), y: h - pad - rowH, width: fw, height: rowH)
         }
+        // Mirrored for a right-to-left language; a keypad keeps its order, as phones' do.
+        if view.isRightToLeft { card.mirrorHorizontally(card.subviews.filter { v in !keys.contains { $0 === v } }) }
     }
 }
 

@@ -93,6 +93,7 @@ final class Shell: Scene {
         self.make = make
         currentName = self.names.contains(start) ? start : self.names[0]
         screensaver = make("words")
+        screensaver.texts = texts
         showing = startInScreensaver ? .screensaver : .scene
         screensaver.setActive(startInScreensaver)
         closedScreen = BlackScreen(fonts: fonts, scheduler: scheduler)
@@ -106,12 +107,56 @@ final class Shell: Scene {
             self.switchTo(self.names[(i + step + self.names.count) % self.names.count])
         }
         chrome.onWake = { [weak self] in self?.wake() }
+        chrome.bar.onLanguage = { [weak self] in self?.nextLanguage() }
         updateChrome()
+    }
+
+    // MARK: Languages
+
+    /// The languages visitors may choose (the kiosk's own first), and the one on screen.
+    private(set) var languageTexts = [Texts()]
+    private(set) var texts = Texts()
+    /// Told when a visitor chose another language (not when a fresh start brings the default back).
+    var onLanguageChange: ((Language) -> Void)?
+
+    /// New languages (settings): the first is shown at once, and after every fresh start.
+    func setLanguages(_ list: [Texts]) {
+        let list = list.isEmpty ? [Texts()] : list
+        guard list != languageTexts else { return }
+        languageTexts = list
+        chrome.bar.languages = list.map(\.language)
+        change { show(texts: list[0]) }
+    }
+
+    /// The language pill: the next language, everything relaid out in it.
+    func nextLanguage() {
+        guard languageTexts.count > 1, showing == .scene else { return }
+        let i = languageTexts.firstIndex { $0.language == texts.language } ?? 0
+        let next = languageTexts[(i + 1) % languageTexts.count]
+        change { show(texts: next) }
+        onLanguageChange?(next.language)
+    }
+
+    /// Every scene, the screensaver and the bar in `t`'s language.
+    private func show(texts t: Texts) {
+        guard t != texts else { return }
+        texts = t
+        for s in scenes.values { s.texts = t }
+        screensaver.texts = t
+        chrome.bar.texts = t
+        updateSceneBar()
+    }
+
+    /// A scene made by `make`, in the language on screen.
+    private func made(_ name: String) -> ViewScene {
+        let s = make(name)
+        s.texts = texts
+        return s
     }
 
     var current: ViewScene {
         if let s = scenes[currentName] { return s }
-        let s = make(currentName)
+        let s = made(currentName)
         // Never at the placeholder size: a scene laid out at 1×1 (a setting applied before the
         // first layout) would animate from there into place (the tiles flew in from the left).
         if laidOut { s.layout(sceneInfo) }
@@ -202,6 +247,7 @@ final class Shell: Scene {
             if rebuild.contains("words") {
                 screensaver.setActive(false)
                 screensaver = newMake("words")
+                screensaver.texts = texts
                 screensaver.layout(info)
             }
             names = newNames
@@ -239,9 +285,10 @@ final class Shell: Scene {
     /// with the last visitor's saved state — and the home scene current.
     private func startAfresh() {
         if let home = homeScene, names.contains(home) { currentName = home }
+        show(texts: languageTexts[0])
         for n in names {
             if scenes[n] == nil {
-                let s = make(n)
+                let s = made(n)
                 if laidOut { s.layout(sceneInfo) }
                 s.setActive(false)
                 scenes[n] = s
@@ -302,7 +349,7 @@ final class Shell: Scene {
     // MARK: Scene bar
 
     /// The scene bar's buttons on screen (none when it is off or there is one scene).
-    var sceneBarFrames: [Rect] { showsSceneBar ? chrome.bar.buttonFrames : [] }
+    var sceneBarFrames: [Rect] { showsSceneBar ? chrome.bar.allFrames : [] }
     /// What the hosted scenes are laid out for: the display less the bar (`safeAreaInsets`).
     private var sceneInfo = DisplayInfo(size: Size(width: 1, height: 1))
 

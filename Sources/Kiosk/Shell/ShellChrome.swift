@@ -86,7 +86,7 @@ final class ShellChrome {
     /// none of it over the admin panel, which takes every touch itself.
     func show(bar showsBar: Bool, current: String, asleep: Bool, overlay: Bool) {
         let choices = bar.names.count > 1
-        bar.isHidden = !(showsBar && choices) || asleep || overlay
+        bar.isHidden = !(showsBar && (choices || bar.showsLanguagePill)) || asleep || overlay
         bar.selected = current
         for e in edges { e.isHidden = !choices || overlay || asleep }
         veil.isHidden = !asleep || overlay
@@ -95,33 +95,65 @@ final class ShellChrome {
 }
 
 /// The pills at the top that choose a scene: one `Button` per scene, all one width (the
-/// longest title's), at least 10 mm tall, centred; the scene on screen lit.
+/// longest title's), at least 10 mm tall, centred; the scene on screen lit. With more than one
+/// visitors' language, a last pill names the language on screen and a tap goes to the next.
+/// In a right-to-left language the row reads from the right.
 final class SceneBar: View {
     static let fontPoints = 20.0
-    static let titles = ["touch": "Touch test", "lander": "Lander", "tiles": "Tiles", "words": "Words"]
     private(set) var buttons: [Button] = []
+    let languageButton = Button()
     var onChoose: ((String) -> Void)?
+    /// The language pill was tapped.
+    var onLanguage: (() -> Void)?
+    var texts = Texts() {
+        didSet { if texts != oldValue { retitle() } }
+    }
+    /// The languages visitors may choose from (the pill shows with two or more).
+    var languages: [Language] = [] {
+        didSet { if languages != oldValue { retitle() } }
+    }
+    var showsLanguagePill: Bool { languages.count > 1 }
     var names: [String] = [] {
         didSet {
             guard names != oldValue else { return }
             for b in buttons { b.removeFromSuperview() }
             buttons = names.map { name in
                 let b = Button()
-                b.title = Self.titles[name] ?? name
                 b.accessibilityLabel = "scene bar \(name)"
-                b.titleLabel.fontSize = Self.fontPoints
-                // Starts on the pill or just beside it; a finger that slid off by more than
-                // the gap to its neighbour no longer presses it.
-                b.touchDownHitOutset = 4
-                b.trackingHitOutset = 20
                 b.action = { [weak self] _ in self?.onChoose?(name) }
+                stylePill(b)
                 addSubview(b)
                 return b
             }
-            restyle()
+            retitle()
         }
     }
     var selected = "" { didSet { if selected != oldValue { restyle() } } }
+
+    override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        languageButton.accessibilityLabel = "scene bar language"
+        languageButton.action = { [weak self] _ in self?.onLanguage?() }
+        stylePill(languageButton)
+        addSubview(languageButton)
+    }
+
+    private func stylePill(_ b: Button) {
+        b.titleLabel.fontSize = Self.fontPoints
+        // Starts on the pill or just beside it; a finger that slid off by more than
+        // the gap to its neighbour no longer presses it.
+        b.touchDownHitOutset = 4
+        b.trackingHitOutset = 20
+    }
+
+    static func title(_ name: String, _ texts: Texts) -> String { texts["scene.\(name)"] }
+
+    private func retitle() {
+        for (b, name) in zip(buttons, names) { b.title = Self.title(name, texts) }
+        languageButton.title = texts.language.name
+        languageButton.isHidden = !showsLanguagePill
+        restyle()
+    }
 
     private func restyle() {
         for (b, name) in zip(buttons, names) {
@@ -129,34 +161,62 @@ final class SceneBar: View {
             b.backgroundColor = lit ? Color.sky.withAlpha(0.85) : Color.black.withAlpha(0.45)
             b.titleLabel.textColor = lit ? Color.ink : Color.paper
         }
+        languageButton.backgroundColor = Color.black.withAlpha(0.45)
+        languageButton.titleLabel.textColor = Color.paper
     }
 
-    /// The buttons' frames for `info` (below its top inset), none for one scene.
-    static func frames(for names: [String], in info: DisplayInfo, fonts: FontCache) -> [Rect] {
-        guard names.count > 1 else { return [] }
-        let mm = info.pointsPerMillimetre, n = Double(names.count), gap = 8.0
-        // One width for all, wide enough for the longest title, and the whole bar on screen.
+    /// The scene pills' frames and the language pill's for `info` (below its top inset): none
+    /// for one scene and one language.
+    static func frames(for names: [String], languageTitle: String?, rightToLeft: Bool, titles: [String],
+                       in info: DisplayInfo, fonts: FontCache) -> (scenes: [Rect], language: Rect?) {
+        // One scene needs no pill to choose it; one language none either.
+        let sceneCount = names.count > 1 ? names.count : 0
+        guard sceneCount > 0 || languageTitle != nil else { return ([], nil) }
+        let mm = info.pointsPerMillimetre, gap = 8.0
         let font = fonts.font(points: fontPoints, scale: 1)
-        let widest = names.map { font?.layout(titles[$0] ?? $0).width ?? 0 }.max() ?? 0
         let h = max(40, 10 * mm)
-        let w = min(max(110, 28 * mm, widest + h * 0.8), (info.size.width - 16 - (n - 1) * gap) / n)
-        let x0 = (info.size.width - (n * w + (n - 1) * gap)) / 2
+        // The language pill as wide as its name; the scene pills share one width, wide enough for
+        // the longest title, and the whole row on screen.
+        let lw = languageTitle.map { max(h * 1.6, (font?.layout($0).width ?? 0) + h * 0.8) } ?? 0
+        let n = Double(sceneCount), pills = n + (languageTitle == nil ? 0 : 1)
+        let widest = titles.map { font?.layout($0).width ?? 0 }.max() ?? 0
+        let room = info.size.width - 16 - (pills - 1) * gap - lw
+        let w = n > 0 ? min(max(110, 28 * mm, widest + h * 0.8), room / n) : 0
+        let total = n * w + lw + (pills - 1) * gap
         // Below any chrome already at the top (the stats overlay).
         let y = info.safeAreaInsets.top + 6
-        return names.indices.map { Rect(x: x0 + Double($0) * (w + gap), y: y, width: w, height: h) }
+        var x = (info.size.width - total) / 2
+        var widths = Array(repeating: w, count: sceneCount) + (languageTitle == nil ? [] : [lw])
+        if rightToLeft { widths.reverse() }
+        var rects: [Rect] = []
+        for width in widths { rects.append(Rect(x: x, y: y, width: width, height: h)); x += width + gap }
+        if rightToLeft { rects.reverse() }
+        let language = languageTitle == nil ? nil : rects.removeLast()
+        return (rects, language)
     }
 
-    /// The buttons' frames on screen, as last laid out.
+    /// The scene pills' frames on screen, as last laid out; and the language pill's.
     private(set) var buttonFrames: [Rect] = []
+    private(set) var languageFrame: Rect?
+    /// Every pill's frame: what the scenes keep clear of.
+    var allFrames: [Rect] { buttonFrames + (languageFrame.map { [$0] } ?? []) }
 
     func layout(in info: DisplayInfo) {
         guard let fonts = root?.fonts else { return }
-        buttonFrames = Self.frames(for: names, in: info, fonts: fonts)
-        guard let first = buttonFrames.first, let last = buttonFrames.last else { frame = .zero; return }
-        frame = Rect(x: first.minX, y: first.minY, width: last.maxX - first.minX, height: first.height)
+        (buttonFrames, languageFrame) = Self.frames(for: names, languageTitle: showsLanguagePill ? texts.language.name : nil,
+                                                    rightToLeft: texts.isRightToLeft, titles: names.map { Self.title($0, texts) },
+                                                    in: info, fonts: fonts)
+        let all = allFrames
+        guard let minX = all.map(\.minX).min(), let maxX = all.map(\.maxX).max(), let first = all.first else { frame = .zero; return }
+        frame = Rect(x: minX, y: first.minY, width: maxX - minX, height: first.height)
+        for b in buttons.dropFirst(buttonFrames.count) { b.frame = .zero }
         for (b, f) in zip(buttons, buttonFrames) {
-            b.frame = Rect(x: f.minX - first.minX, y: 0, width: f.width, height: f.height)
+            b.frame = Rect(x: f.minX - minX, y: 0, width: f.width, height: f.height)
             b.cornerRadius = f.height / 2
+        }
+        if let f = languageFrame {
+            languageButton.frame = Rect(x: f.minX - minX, y: 0, width: f.width, height: f.height)
+            languageButton.cornerRadius = f.height / 2
         }
     }
 }

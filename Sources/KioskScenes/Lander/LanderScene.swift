@@ -20,8 +20,10 @@ struct LanderSaved: Codable, Equatable {
 public final class LanderScene: ViewScene {
     public internal(set) var model: LanderModel
     public enum Side: Sendable { case left, right }
-    /// Which bottom corner the pad starts in (a setting; moving it by hand overrides this).
-    public var padSide: Side = .right
+    /// Which bottom corner the pad starts in (a setting; moving it by hand overrides this);
+    /// nil: the trailing one — right, or left in a right-to-left language.
+    public var padSide: Side?
+    var effectivePadSide: Side { padSide ?? (view.isRightToLeft ? .left : .right) }
     private let store: SceneStore?
     private let themeDirectory: String?
     private let report: (String) -> Void
@@ -86,7 +88,6 @@ public final class LanderScene: ViewScene {
         message.isUserInteractionEnabled = false
         message.isHidden = true
         view.addSubview(message)
-        flyAgain.title = "Fly again"
         flyAgain.titleLabel.fontSize = 24
         flyAgain.titleLabel.textColor = Color.space
         flyAgain.backgroundColor = Color.leaf
@@ -128,15 +129,18 @@ public final class LanderScene: ViewScene {
         // Left of the info button; on a narrow panel the readout takes two lines rather than
         // running under the button.
         let readoutWidth = min(size.width - ib - 16 - 24 - 16, 720)
-        let widest = "Speed 88.8 m/s (↓ 88.8) · Altitude 888 m · Fuel 100 %"
+        let widest = texts("lander.readout", ["speed": "88.8", "down": "88.8", "altitude": "888", "fuel": "100"])
         let lineHeight = view.fonts.font(points: readout.fontSize, scale: view.info.scale)?.lineHeight ?? 24
         let oneLine = (view.fonts.font(points: readout.fontSize, scale: view.info.scale)?.layout(widest).width ?? 0) <= readoutWidth
         readout.numberOfLines = oneLine ? 1 : 2
-        readout.frame = Rect(x: 24, y: top, width: max(10, readoutWidth), height: oneLine ? 30 : 2 * lineHeight + 6)
+        // The readout on the leading side, the info button on the trailing one.
+        let rtl = view.isRightToLeft
+        readout.frame = Rect(x: rtl ? size.width - 24 - max(10, readoutWidth) : 24, y: top, width: max(10, readoutWidth),
+                             height: oneLine ? 30 : 2 * lineHeight + 6)
         message.frame = Rect(x: 0, y: size.height * 0.3, width: size.width, height: 60)
         let fw = max(220, 55 * mm), fh = max(64, 16 * mm)
         flyAgain.frame = Rect(x: (size.width - fw) / 2, y: size.height * 0.3 + 80, width: fw, height: fh)
-        infoButton.frame = Rect(x: size.width - ib - 16, y: top, width: ib, height: ib)
+        infoButton.frame = Rect(x: rtl ? 16 : size.width - ib - 16, y: top, width: ib, height: ib)
         infoButton.cornerRadius = ib / 2
         pad.layout(mm: mm)
         placePad()
@@ -152,7 +156,7 @@ public final class LanderScene: ViewScene {
             c = Point(x: f.x * size.width, y: f.y * size.height)
         } else {
             let margin = 24.0
-            c = Point(x: padSide == .right ? size.width - margin - half.width : margin + half.width,
+            c = Point(x: effectivePadSide == .right ? size.width - margin - half.width : margin + half.width,
                       y: size.height - margin - half.height)
         }
         // Always fully on screen, whatever the screen did since.
@@ -214,16 +218,35 @@ public final class LanderScene: ViewScene {
         let s = model.state
         let speed = (s.vx * s.vx + s.vy * s.vy).squareRoot()
         let alt = max(0, p.y - model.terrain.height(at: p.x))
-        readout.text = "Speed \(fmt1(speed)) m/s (↓ \(fmt1(max(0, -s.vy)))) · Altitude \(Int(alt)) m · Fuel \(Int(s.fuel.rounded(.up))) %"
+        readout.text = texts("lander.readout", ["speed": texts.decimal(speed, digits: 1), "down": texts.decimal(max(0, -s.vy), digits: 1),
+                                                "altitude": String(Int(alt)), "fuel": String(Int(s.fuel.rounded(.up)))])
         if s.outcome != shownOutcome {
             shownOutcome = s.outcome
-            switch s.outcome {
-            case .flying: message.isHidden = true; flyAgain.isHidden = true
-            case .landed: show("The Eagle has landed!", Color.leaf)
-            case .hardLanding: show("Hard landing — but in one piece", Color.amber)
-            case .crashed: show("Crashed", Color.coral)
-            }
+            showOutcome()
         }
+    }
+
+    private func showOutcome() {
+        switch model.state.outcome {
+        case .flying: message.isHidden = true; flyAgain.isHidden = true
+        case .landed: show(texts["lander.landed"], Color.leaf)
+        case .hardLanding: show(texts["lander.hardLanding"], Color.amber)
+        case .crashed: show(texts["lander.crashed"], Color.coral)
+        }
+    }
+
+    public override func applyTexts() {
+        flyAgain.title = texts["lander.flyAgain"]
+        showOutcome()
+        if let help { fillHelp(help) }
+        if view.info.size.width > 1 { updateViews() }
+    }
+
+    private func fillHelp(_ p: Panel) {
+        p.titleLabel.text = texts["lander.help.title"]
+        p.bodyLabel.text = texts["lander.help.body"]
+        p.closeButton.title = texts["panel.close"]
+        p.setNeedsLayout()
     }
 
     private func show(_ text: String, _ color: Color) {
@@ -236,8 +259,7 @@ public final class LanderScene: ViewScene {
     func showHelp() {
         guard help == nil else { return }
         let p = Panel()
-        p.titleLabel.text = "How to fly"
-        p.bodyLabel.text = "Hold the middle button to fire the engine; the side buttons turn the rocket. Use two thumbs: one on the engine, one turning.\nLand gently on the flat, lit pad: upright, slower than 2 m/s down and 1 m/s sideways.\nDouble-tap anywhere to start again. Hold the bar above the buttons for a second to move them."
+        fillHelp(p)
         p.onClose = { [weak self] in self?.help = nil }
         help = p
         p.present(in: view)
@@ -265,10 +287,6 @@ public final class LanderScene: ViewScene {
     }
 }
 
-private func fmt1(_ v: Double) -> String {
-    let r = (v * 10).rounded() / 10
-    return r == r.rounded() ? "\(Int(r)).0" : "\(r)"
-}
 
 /// The ground, drawn once into a layer per layout: only composited afterwards.
 final class TerrainView: View {

@@ -61,8 +61,7 @@ public final class TileBoardScene: ViewScene {
         view.addSubview(board)
         for t in model.tiles { addTileView(t.id) }
 
-        for (b, title, color) in [(removeButton, "Remove", Color.coral), (refillButton, "Refill", Color.leaf)] {
-            b.title = title
+        for (b, color) in [(removeButton, Color.coral), (refillButton, Color.leaf)] {
             b.titleLabel.fontSize = 24
             b.titleLabel.textColor = Color.ink
             b.backgroundColor = color
@@ -100,8 +99,11 @@ public final class TileBoardScene: ViewScene {
         let barH = max(64, 16 * mm)
         let bw = min(260, (safe.width - 48) / 2)
         let buttonsY = safe.maxY - barH - 12
-        removeButton.frame = Rect(x: safe.midX - bw - 8, y: buttonsY, width: bw, height: barH)
-        refillButton.frame = Rect(x: safe.midX + 8, y: buttonsY, width: bw, height: barH)
+        let leading = Rect(x: safe.midX - bw - 8, y: buttonsY, width: bw, height: barH)
+        let trailing = Rect(x: safe.midX + 8, y: buttonsY, width: bw, height: barH)
+        // Remove comes first in reading order: on the right in a right-to-left language.
+        removeButton.frame = view.isRightToLeft ? trailing : leading
+        refillButton.frame = view.isRightToLeft ? leading : trailing
         status.frame = Rect(x: safe.minX, y: buttonsY - 40, width: safe.width, height: 32)
         board.frame = Rect(x: 0, y: safe.minY, width: size.width, height: max(0, status.frame.minY - 4 - safe.minY))
         // The first layout places tiles; later ones (rotation) slide them to their new places.
@@ -199,10 +201,16 @@ public final class TileBoardScene: ViewScene {
         removeButton.isEnabled = n > 0
         refillButton.isEnabled = model.tiles.count < TileBoardModel.fullCount
         if model.tiles.isEmpty {
-            status.text = "The board is empty — tap Refill"
+            status.text = texts["tiles.empty"]
         } else {
-            status.text = n == 0 ? "Tap or drag across tiles to select them" : "\(n) selected"
+            status.text = n == 0 ? texts["tiles.hint"] : texts.count("tiles.selected", n)
         }
+    }
+
+    public override func applyTexts() {
+        removeButton.title = texts["tiles.remove"]
+        refillButton.title = texts["tiles.refill"]
+        refreshControls()
     }
 
     // MARK: Fingers on the board

@@ -29,6 +29,8 @@ public final class TouchTestScene: ViewScene {
     let swipeLabel = Label()
     let spinnerCaption = Label(), followerCaption = Label()
     private var targetHits = 0
+    /// The last swipe recognized (nil: none yet), named in the swipe caption.
+    private var lastSwipe: SwipeGestureRecognizer.Direction?
     private var spinnerAngle = 0.0, spinnerScale = 1.0
     private var gestureStartAngle = 0.0, gestureStartScale = 1.0
 
@@ -49,8 +51,10 @@ public final class TouchTestScene: ViewScene {
             l.isUserInteractionEnabled = false
             view.addSubview(l)
         }
-        title.text = "Kiosk"
         infoLine.numberOfLines = 0
+        // The last key's line shrinks rather than cut a longer language's words.
+        lastKey.adjustsFontSizeToFitWidth = true
+        lastKey.minimumScaleFactor = 0.7
         counter.numberOfLines = 0
         buildSpinner(in: view)
         buildFollower(in: view)
@@ -64,10 +68,6 @@ public final class TouchTestScene: ViewScene {
             l.isUserInteractionEnabled = false
             view.addSubview(l)
         }
-        spinnerCaption.text = "Two fingers: turn and pinch"
-        followerCaption.text = "Drag: it rides above your finger"
-        targetLabel.text = "Small target: 0 hits"
-        swipeLabel.text = "Swipe on the grid"
         buildSwipe()
         fingers.isUserInteractionEnabled = false
         view.addSubview(fingers)
@@ -119,7 +119,6 @@ public final class TouchTestScene: ViewScene {
 
     /// Hold for one second: a bubble pops up, and closes on release.
     private func buildHoldButton(in view: SceneView) {
-        holdButton.title = "Hold 1 s"
         holdButton.titleLabel.fontSize = 20
         holdButton.titleLabel.textColor = Self.background
         holdButton.backgroundColor = Self.palette[1]
@@ -138,7 +137,6 @@ public final class TouchTestScene: ViewScene {
         holdButton.accessibilityLabel = "hold button"
         holdButton.addGestureRecognizer(hold)
         view.addSubview(holdButton)
-        bubble.text = "Held for 1 s — release to close"
         bubble.fontSize = 20
         bubble.alignment = .center
         bubble.textColor = Self.background
@@ -159,7 +157,7 @@ public final class TouchTestScene: ViewScene {
         target.cornerRadius = 4
         let tap = TapGestureRecognizer { [unowned self] _ in
             targetHits += 1
-            targetLabel.text = "Small target: \(targetHits) hit\(targetHits == 1 ? "" : "s")"
+            targetLabel.text = texts.count("touch.target", targetHits)
             target.alpha = 0.3
             View.animate(duration: 0.3, animations: { self.target.alpha = 1 })
         }
@@ -173,8 +171,8 @@ public final class TouchTestScene: ViewScene {
     private func buildSwipe() {
         let swipe = SwipeGestureRecognizer { [unowned self] r in
             let d = (r as! SwipeGestureRecognizer).recognizedDirection
-            let name = d == .left ? "← left" : d == .right ? "→ right" : d == .up ? "↑ up" : "↓ down"
-            swipeLabel.text = "Swipe: \(name)"
+            lastSwipe = d
+            swipeLabel.text = swipeCaption
             swipeLabel.textColor = Self.accent
             swipeLabel.alpha = 0.2
             View.animate(duration: 0.4, animations: { self.swipeLabel.alpha = 1 })
@@ -191,8 +189,9 @@ public final class TouchTestScene: ViewScene {
         for f in model.fingers + model.fading { fingers.invalidate(f) }
         model = TouchTestModel()
         targetHits = 0
-        targetLabel.text = "Small target: 0 hits"
-        swipeLabel.text = "Swipe on the grid"
+        lastSwipe = nil
+        targetLabel.text = texts.count("touch.target", 0)
+        swipeLabel.text = swipeCaption
         swipeLabel.textColor = Self.dimText
         spinnerAngle = 0
         spinnerScale = 1
@@ -234,7 +233,8 @@ public final class TouchTestScene: ViewScene {
         let mm = info.pointsPerMillimetre
         let t = max(16, 5 * mm), hot = t + 2 * max(12, 4 * mm)
         let captionTexts = [[spinnerCaption.text], [followerCaption.text], [],
-                            ["Small target: 9999 hits"], [swipeLabel.text, "Swipe: → right"]]
+                            [texts.count("touch.target", 9999)],
+                            [texts["touch.swipe"]] + ["touch.left", "touch.right", "touch.up", "touch.down"].map { texts("touch.swiped", ["direction": texts[$0]]) }]
         var spin = 0.0, sq = 0.0, holdSize = Size.zero
         func layoutBlocks(captionLimit: Double, shrink f: Double) -> (blocks: [Size], captions: [Size]) {
             spin = max(120, 32 * mm) * f; sq = max(56, 14 * mm) * f
@@ -279,6 +279,8 @@ public final class TouchTestScene: ViewScene {
         spinner.center = Point(x: c[0], y: tops[0].y + spin / 2)
         spinnerCaption.frame = Rect(x: c[0] - captions[0].width / 2, y: tops[0].y + spin + 6, width: captions[0].width, height: captions[0].height)
         follower.bounds = Rect(x: 0, y: 0, width: sq, height: sq)
+        // Shrunk on a crowded screen, it still takes a fingertip (9 mm) where it begins.
+        follower.touchDownHitOutset = max(0, (9 * mm - sq) / 2)
         follower.center = Point(x: c[1], y: tops[1].y + sq / 2)
         followerCaption.frame = Rect(x: c[1] - captions[1].width / 2, y: tops[1].y + sq + 6, width: captions[1].width, height: captions[1].height)
         holdButton.frame = Rect(x: c[2] - holdSize.width / 2, y: tops[2].y, width: holdSize.width, height: holdSize.height)
@@ -291,12 +293,14 @@ public final class TouchTestScene: ViewScene {
         targetHotArea.frame = Rect(x: tc.x - hot / 2, y: tc.y - hot / 2, width: hot, height: hot)
         targetLabel.frame = Rect(x: c[3] - captions[3].width / 2, y: tops[3].y + hot + 6, width: captions[3].width, height: captions[3].height)
         swipeLabel.frame = Rect(x: c[4] - captions[4].width / 2, y: tops[4].y, width: captions[4].width, height: captions[4].height)
+        // A right-to-left language reads the header on the right, the widgets from there.
+        if view.isRightToLeft { view.mirrorHorizontally(view.subviews.filter { $0 !== grid && $0 !== fingers }) }
     }
 
     /// Heights of the header's lines (each with the 8 pt below it) at `width`: the screen's
     /// facts and the counter wrap, the counter sized for its longest text so it never overflows.
     private func headerHeights(width: Double) -> [Double] {
-        [(title, title.text), (infoLine, infoLine.text), (counter, "10 touch points · 99999 touches since start"),
+        [(title, title.text), (infoLine, infoLine.text), (counter, counterText(points: 10, total: 99999)),
          (lastKey, lastKey.text)].map { l, text in
             guard let font = view.fonts.font(points: l.fontSize, scale: info.scale) else { return l.fontSize * 1.2 + 8 }
             let lines = l.numberOfLines == 1 ? 1 : Label.wrap(text, font: font, width: width, maxLines: .max).count
@@ -416,11 +420,36 @@ public final class TouchTestScene: ViewScene {
 
     /// The screen's facts: they change only with the layout.
     private func updateInfoLine() {
-        let orientation = info.isPortrait ? "portrait" : "landscape"
         let dpi = Int((info.pointsPerMillimetre * 25.4 * Double(info.scale)).rounded())
-        var panel = ""
-        if let p = info.physicalSize { panel = " · panel \(format(p.width))×\(format(p.height)) mm" }
-        infoLine.text = "Touch test — \(info.size) pt · scale \(info.scale) · \(orientation) · \(dpi) dpi\(panel)"
+        var line = texts("touch.info", ["size": "\(info.size)", "scale": "\(info.scale)", "dpi": "\(dpi)",
+                                        "orientation": texts[info.isPortrait ? "touch.portrait" : "touch.landscape"]])
+        if let p = info.physicalSize {
+            line += " · " + texts("touch.info.panel", ["width": format(p.width), "height": format(p.height)])
+        }
+        infoLine.text = line
+    }
+
+    private var swipeCaption: String {
+        guard let d = lastSwipe else { return texts["touch.swipe"] }
+        let key = d == .left ? "touch.left" : d == .right ? "touch.right" : d == .up ? "touch.up" : "touch.down"
+        return texts("touch.swiped", ["direction": texts[key]])
+    }
+
+    private func counterText(points: Int, total: Int) -> String {
+        texts.count("touch.points", points) + " · " + texts.count("touch.total", total)
+    }
+
+    public override func applyTexts() {
+        title.text = texts["touch.title"]
+        spinnerCaption.text = texts["touch.spinner"]
+        followerCaption.text = texts["touch.follower"]
+        targetLabel.text = texts.count("touch.target", targetHits)
+        swipeLabel.text = swipeCaption
+        holdButton.title = texts["touch.hold"]
+        bubble.text = texts["touch.held"]
+        shownCounts = (-1, -1)
+        updateCounters()
+        if info.size.width > 1 { updateInfoLine() }
     }
 
     /// The touch counters and last key: per batch, and only when they changed.
@@ -428,10 +457,9 @@ public final class TouchTestScene: ViewScene {
         let counts = (model.touchCount, model.totalTouches)
         if counts != shownCounts {
             shownCounts = counts
-            let n = counts.0
-            counter.text = "\(n) touch point\(n == 1 ? "" : "s") · \(model.totalTouches) touch\(model.totalTouches == 1 ? "" : "es") since start"
+            counter.text = counterText(points: counts.0, total: counts.1)
         }
-        lastKey.text = "Last key: \(model.lastKey ?? "none")"
+        lastKey.text = texts("touch.lastKey", ["key": model.lastKey ?? texts["touch.lastKey.none"]])
     }
     private var shownCounts = (-1, -1)
 

@@ -12,6 +12,8 @@ import KioskRender
 /// empty); rotated or scaled labels draw from a layer. `Label.rendering` forces either, for
 /// benchmarks.
 open class Label: View {
+    /// `.left` and `.right` are the leading and trailing sides: swapped in a right-to-left
+    /// layout (`View.isRightToLeft`), as UIKit's natural alignment; `.center` stays.
     public enum Alignment: Sendable { case left, center, right }
     public enum Rendering: Sendable { case glyphs, layer }
     nonisolated(unsafe) public static var rendering = Rendering.glyphs
@@ -42,6 +44,21 @@ open class Label: View {
         setNeedsDisplay()
     }
 
+    open override func layoutDirectionDidChange() {
+        super.layoutDirectionDidChange()
+        if alignment != .center { textChanged() }
+    }
+
+    /// The side the text keeps to on screen.
+    private var effectiveAlignment: Alignment {
+        guard isRightToLeft else { return alignment }
+        switch alignment {
+        case .left: return .right
+        case .right: return .left
+        case .center: return .center
+        }
+    }
+
     /// The font size actually used after shrinking to fit.
     public private(set) var effectiveFontSize: Double = 17
 
@@ -60,7 +77,7 @@ open class Label: View {
         var y = (bounds.height - total) / 2 + first.font.ascent
         for run in wrapped {
             let x: Double
-            switch alignment {
+            switch effectiveAlignment {
             case .left: x = 0
             case .center: x = (bounds.width - run.width) / 2
             case .right: x = bounds.width - run.width
@@ -184,11 +201,11 @@ open class Label: View {
         var currentPixels: Int32 = 0, currentLast: UInt32?
         let paragraphs = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (pi, para) in paragraphs.enumerated() {
-            for word in para.split(separator: " ") {
-                let candidate = current.isEmpty ? String(word) : current + " " + word
+            for (word, joiner) in Label.breakPieces(para) {
+                let candidate = current.isEmpty ? word : current + joiner + word
                 let tooWide: Bool
                 if measuresByWord {
-                    let added = font.advance(of: current.isEmpty ? String(word) : " " + word, after: current.isEmpty ? nil : currentLast)
+                    let added = font.advance(of: current.isEmpty ? word : joiner + word, after: current.isEmpty ? nil : currentLast)
                     let pixels = (current.isEmpty ? 0 : currentPixels) + added.pixels
                     tooWide = !current.isEmpty && Double(pixels) / Double(font.scale) > width
                     if tooWide {
@@ -202,7 +219,7 @@ open class Label: View {
                 }
                 if tooWide {
                     result.append(font.layout(current))
-                    current = String(word)
+                    current = word
                 } else {
                     current = candidate
                 }
@@ -215,6 +232,39 @@ open class Label: View {
             if let last = result.popLast() { result.append(font.layout(last.text + "…")) }
         }
         return result
+    }
+
+    /// `para` cut where a line may break, each piece with what joins it to the one before: at
+    /// spaces (" "), and between Chinese or Japanese characters (""), which have no spaces —
+    /// but never before closing punctuation or a small kana, nor after an opening bracket.
+    package static func breakPieces(_ para: Substring) -> [(String, String)] {
+        var pieces: [(String, String)] = []
+        for word in para.split(separator: " ") {
+            var joiner = " ", current = ""
+            var previous: Character?
+            for c in word {
+                if let p = previous, breaksBetween(p, c) {
+                    pieces.append((current, joiner)); current = ""; joiner = ""
+                }
+                current.append(c)
+                previous = c
+            }
+            pieces.append((current, joiner))
+        }
+        return pieces
+    }
+
+    private static func isIdeographic(_ c: Character) -> Bool {
+        guard let v = c.unicodeScalars.first?.value else { return false }
+        return (0x2E80...0x9FFF).contains(v) || (0xF900...0xFAFF).contains(v) || (0xFF00...0xFFEF).contains(v)
+            || (0x20000...0x3FFFF).contains(v)
+    }
+
+    private static let noBreakBefore: Set<Character> = Set("、。，．・：；？！ー々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ」』）］｝〕〉》】〙〗〟’”)]}!?.,:;%")
+    private static let noBreakAfter: Set<Character> = Set("「『（［｛〔〈《【〘〖〝‘“([{")
+
+    private static func breaksBetween(_ a: Character, _ b: Character) -> Bool {
+        (isIdeographic(a) || isIdeographic(b)) && !noBreakBefore.contains(b) && !noBreakAfter.contains(a)
     }
 
     /// The size the text needs at its font size (single line: natural width).

@@ -47,7 +47,7 @@ open class Panel: View {
         card.frame = Rect(x: area.minX + (area.width - w) / 2, y: area.minY + (area.height - h) / 2, width: w, height: h)
         titleLabel.frame = Rect(x: 28, y: 20, width: w - 56, height: 44)
         bodyLabel.frame = Rect(x: 28, y: 72, width: w - 56, height: max(0, h - 72 - 20 - buttonH - 20))
-        closeButton.frame = Rect(x: w - 28 - buttonW, y: h - 20 - buttonH, width: buttonW, height: buttonH)
+        closeButton.frame = Rect(x: isRightToLeft ? 28 : w - 28 - buttonW, y: h - 20 - buttonH, width: buttonW, height: buttonH)
     }
 
     /// Shows the panel over `root`'s content, fading in.

@@ -1,0 +1,195 @@
+/// A language the kiosk writes its own words in (`TextCatalog` has a table for each).
+public struct Language: Hashable, Sendable, CustomStringConvertible {
+    /// ISO 639-1 code, as `[shell] language` and `LANG` name it.
+    public let code: String
+    /// The language's name in itself, as the visitors' language pill shows it.
+    public let name: String
+    public let isRightToLeft: Bool
+    /// Between the whole and the fraction of a number ("1.5" or "1,5").
+    public let decimalSeparator: Character
+
+    public var description: String { code }
+
+    public static let english = Language(code: "en", name: "English", isRightToLeft: false, decimalSeparator: ".")
+    public static let all: [Language] = [
+        english,
+        Language(code: "de", name: "Deutsch", isRightToLeft: false, decimalSeparator: ","),
+        Language(code: "fr", name: "Français", isRightToLeft: false, decimalSeparator: ","),
+        Language(code: "es", name: "Español", isRightToLeft: false, decimalSeparator: ","),
+        Language(code: "ja", name: "日本語", isRightToLeft: false, decimalSeparator: "."),
+        Language(code: "ar", name: "العربية", isRightToLeft: true, decimalSeparator: "."),
+    ]
+    public static var codes: [String] { all.map(\.code) }
+
+    /// The language `name` means: a code ("fr"), or a locale ("fr_FR.UTF-8", "fr-CA"); nil when
+    /// the kiosk has no table for it.
+    public static func named(_ name: String) -> Language? {
+        let code = name.lowercased().prefix { $0.isLetter }
+        return all.first { $0.code == code }
+    }
+
+    /// The language of the locale in `environment` (LC_ALL, LC_MESSAGES, then LANG, as
+    /// gettext reads them), English for "C", "POSIX", none, or one without a table.
+    public static func fromLocale(_ environment: [String: String]) -> Language {
+        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let v = environment[key], !v.isEmpty { return named(v) ?? english }
+        }
+        return english
+    }
+
+    /// CLDR's cardinal plural category of `n` ("zero", "one", "two", "few", "many", "other").
+    public func pluralCategory(_ n: Int) -> String {
+        switch code {
+        case "ja": return "other"
+        case "fr": return n == 0 || n == 1 ? "one" : "other"
+        case "ar":
+            let r = n % 100
+            switch n {
+            case 0: return "zero"
+            case 1: return "one"
+            case 2: return "two"
+            default: return (3...10).contains(r) ? "few" : (11...99).contains(r) ? "many" : "other"
+            }
+        default: return n == 1 ? "one" : "other"
+        }
+    }
+}
+
+/// The kiosk's own words in one language: every visible string by its key ("tiles.hint"),
+/// from the operator's `[text]` table first, then the language's table, then English.
+/// Placeholders are named in braces ("{n} selected").
+public struct Texts: Equatable, Sendable {
+    public let language: Language
+    public let overrides: [String: String]
+
+    public init(_ language: Language = .english, overrides: [String: String] = [:]) {
+        self.language = language
+        self.overrides = overrides
+    }
+
+    public var isRightToLeft: Bool { language.isRightToLeft }
+
+    /// The text for `key`; the key itself when no table has it (a bug a unit test catches).
+    public subscript(key: String) -> String {
+        overrides[key] ?? TextCatalog.table(language.code)[key] ?? TextCatalog.english[key] ?? key
+    }
+
+    /// The text for `key` with its placeholders filled: `texts("lander.readout", ["fuel": "96"])`.
+    public func callAsFunction(_ key: String, _ values: [String: String] = [:]) -> String {
+        Texts.fill(self[key], values)
+    }
+
+    /// The form of `key` for the count `n` ("key.one", "key.other", …), `{n}` filled too.
+    public func count(_ key: String, _ n: Int, _ values: [String: String] = [:]) -> String {
+        let form = "\(key).\(language.pluralCategory(n))"
+        let has = { (k: String) in overrides[k] != nil || TextCatalog.table(language.code)[k] != nil }
+        let chosen = has(form) ? form : has("\(key).other") ? "\(key).other" : "\(key).\(Language.english.pluralCategory(n))"
+        return Texts.fill(self[chosen], values.merging(["n": String(n)]) { a, _ in a })
+    }
+
+    /// `x` with `digits` decimals, written the language's way.
+    public func decimal(_ x: Double, digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<max(0, digits) { scale *= 10 }
+        let r = (x * scale).rounded() / scale
+        let whole = Int(r.magnitude)
+        var s = (r < 0 && r != 0 ? "-" : "") + String(whole)
+        if digits > 0 {
+            let frac = Int(((r.magnitude - Double(whole)) * scale).rounded())
+            let f = String(frac)
+            s += String(language.decimalSeparator) + String(repeating: "0", count: max(0, digits - f.count)) + f
+        }
+        return s
+    }
+
+    static func fill(_ template: String, _ values: [String: String]) -> String {
+        guard template.contains("{") else { return template }
+        var out = template
+        for (k, v) in values { out = out.replacingAll("{\(k)}", with: v) }
+        return out
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (Foundation-free).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = "", rest = self[...]
+        while let r = rest.firstRange(of: target) {
+            out += rest[..<r.lowerBound]
+            out += replacement
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
+    }
+}
+
+/// The shipped tables, and the checks an operator's `[text]` table goes through.
+public enum TextCatalog {
+    public static func table(_ code: String) -> [String: String] {
+        switch code {
+        case "de": return german
+        case "fr": return french
+        case "es": return spanish
+        case "ja": return japanese
+        case "ar": return arabic
+        default: return english
+        }
+    }
+
+    /// Every key a text may be given under (English has them all).
+    public static var keys: [String] { english.keys.sorted() }
+
+    /// The placeholders ("n", "fuel") in `text`.
+    public static func placeholders(_ text: String) -> Set<String> {
+        var found: Set<String> = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            let name = rest[rest.index(after: open)..<close]
+            if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber }) { found.insert(String(name)) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return found
+    }
+
+    /// What is wrong with an operator's text `value` for `key`, in a phrase to follow the key's
+    /// position, or nil when it can be used.
+    public static func problem(key: String, value: String) -> String? {
+        guard let english = english[key] else {
+            let forms = keys.filter { $0.hasPrefix(key + ".") }
+            if !forms.isEmpty, forms.allSatisfy({ pluralForms.contains(String($0.dropFirst(key.count + 1))) }) {
+                return "text '\(key)' depends on a count: give its forms (\(forms.joined(separator: ", "))); using the kiosk's own"
+            }
+            let near = nearest(to: key).map { " (did you mean '\($0)'?)" } ?? ""
+            return "unknown text '\(key)'\(near); see kiosk.toml(5) for the list"
+        }
+        let wanted = placeholders(english), given = placeholders(value)
+        if let extra = given.subtracting(wanted).sorted().first {
+            let has = wanted.isEmpty ? "it has none" : "it has " + wanted.sorted().map { "{\($0)}" }.joined(separator: ", ")
+            return "text '\(key)' uses {\(extra)}, which the kiosk does not fill (\(has)); using the kiosk's own"
+        }
+        return nil
+    }
+
+    public static let pluralForms: Set<String> = ["zero", "one", "two", "few", "many", "other"]
+
+    /// The known key closest to `key` in edit distance, if it is close (a typo).
+    static func nearest(to key: String) -> String? {
+        let best = keys.map { ($0, editDistance(Array($0), Array(key))) }.min { $0.1 < $1.1 }
+        return best.flatMap { $0.1 <= max(2, key.count / 5) ? $0.0 : nil }
+    }
+
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var row = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var prev = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let cur = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
+                prev = cur
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+}
