@@ -113,6 +113,9 @@ final class Shell: Scene {
 
     // MARK: Languages
 
+    /// The scene bar (tests look at its pills).
+    var chromeBar: SceneBar { chrome.bar }
+
     /// The languages visitors may choose (the kiosk's own first), and the one on screen.
     private(set) var languageTexts = [Texts()]
     private(set) var texts = Texts()

@@ -1,0 +1,246 @@
+import Testing
+@testable import Kiosk
+@testable import KioskScenes
+@testable import KioskUI
+@testable import KioskRender
+@testable import KioskCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kiosk's own words: one catalog in six languages, the operator's `[text]`, the language
+/// settings, and the visitors' language pill.
+@Suite struct TextsTests {
+    // MARK: The catalog
+
+    @Test(arguments: Language.all) func everyLanguageHasEveryTextWithTheSamePlaceholders(language: Language) {
+        let table = TextCatalog.table(language.code), english = TextCatalog.english
+        for key in english.keys.sorted() {
+            let base = key.split(separator: ".").dropLast().joined(separator: ".")
+            let form = String(key.split(separator: ".").last!)
+            if TextCatalog.pluralForms.contains(form) {
+                // A count's forms: the language's own categories, at least "other".
+                #expect(table["\(base).other"] != nil, "\(language): \(base).other")
+                continue
+            }
+            let text = table[key]
+            #expect(text != nil, "\(language) has no '\(key)'")
+            if let text {
+                #expect(TextCatalog.placeholders(text) == TextCatalog.placeholders(english[key]!), "\(language) '\(key)': \(text)")
+                #expect(!text.isEmpty)
+            }
+        }
+        for key in table.keys {
+            let base = key.split(separator: ".").dropLast().joined(separator: ".")
+            let isForm = TextCatalog.pluralForms.contains(String(key.split(separator: ".").last!)) && english["\(base).other"] != nil
+            #expect(english[key] != nil || isForm, "\(language) has '\(key)', which English has not")
+            if isForm { #expect(TextCatalog.placeholders(table[key]!) == TextCatalog.placeholders(english["\(base).other"]!)) }
+        }
+    }
+
+    /// Every key the sources look up by a literal is in the catalog (a missing one would show
+    /// its key on screen); keys built from names are checked by name.
+    @Test func everyKeyTheKioskAsksForExists() throws {
+        let root = String(#filePath).components(separatedBy: "/Tests/")[0] + "/Sources"
+        var used: Set<String> = []
+        for file in try swiftFiles(under: root) {
+            guard case .success(let bytes) = readRegularFile(file, limit: 1 << 20) else { continue }
+            let text = String(decoding: bytes, as: UTF8.self)
+            // Every string literal shaped like a key ("tiles.hint"), wherever it is: in a lookup,
+            // an array of keys, a conditional.
+            guard !file.contains("/Texts/") else { continue }
+            for m in text.matches(of: /"((?:scene|panel|lander|tiles|touch|admin|key|setup|calibrate)\.[A-Za-z.]+)"/) {
+                used.insert(String(m.output.1))
+            }
+        }
+        #expect(used.count > 70, "found only \(used.count) keys: the scan is broken")
+        // Settings' own names look alike ("admin.pin": the [admin] section's pin).
+        for key in used where !["touch.matrix", "admin.pin"].contains(key) {
+            #expect(TextCatalog.english[key] != nil || TextCatalog.english["\(key).other"] != nil, "'\(key)' is not in the catalog")
+        }
+        for name in SceneCatalog.names { #expect(TextCatalog.english["scene.\(name)"] != nil) }
+        for step in SetupScene.Step.allCases {
+            #expect(TextCatalog.english["setup.step.\(step.name)"] != nil && TextCatalog.english["setup.hint.\(step.name)"] != nil)
+        }
+    }
+
+    private func swiftFiles(under dir: String) throws -> [String] {
+        var out: [String] = []
+        guard let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix(".") { continue }
+            let path = dir + "/" + name
+            if name.hasSuffix(".swift") { out.append(path) } else if e.pointee.d_type == UInt8(DT_DIR) { out += try swiftFiles(under: path) }
+        }
+        return out
+    }
+
+    @Test func countsTakeEachLanguagesForms() {
+        let en = Texts(.english), fr = Texts(Language.named("fr")!), ja = Texts(Language.named("ja")!)
+        #expect(en.count("tiles.selected", 1) == "1 selected")
+        #expect(en.count("touch.target", 1) == "Small target: 1 hit" && en.count("touch.target", 2) == "Small target: 2 hits")
+        #expect(fr.count("tiles.selected", 0) == "0 choisie" && fr.count("tiles.selected", 1) == "1 choisie")
+        #expect(fr.count("tiles.selected", 2) == "2 choisies")
+        #expect(ja.count("touch.target", 1) == "小さな的：1 回命中")
+        let ar = Language.named("ar")!
+        #expect([0, 1, 2, 3, 10, 11, 99, 100, 102, 111].map(ar.pluralCategory)
+                == ["zero", "one", "two", "few", "few", "many", "many", "other", "other", "many"])
+    }
+
+    @Test func theLocaleNamesTheLanguage() {
+        #expect(Language.fromLocale(["LANG": "fr_FR.UTF-8"]).code == "fr")
+        #expect(Language.fromLocale(["LANG": "de_AT.UTF-8", "LC_ALL": "ja_JP.UTF-8"]).code == "ja")
+        #expect(Language.fromLocale(["LANG": "C.UTF-8"]) == .english)
+        #expect(Language.fromLocale(["LANG": "pt_BR.UTF-8"]) == .english) // no table: English
+        #expect(Language.fromLocale([:]) == .english)
+        #expect(Language.named("es-MX")?.code == "es" && Language.named("xx") == nil)
+    }
+
+    @Test func numbersAreWrittenTheLanguagesWay() {
+        #expect(Texts(.english).decimal(1.25, digits: 1) == "1.3")
+        #expect(Texts(Language.named("de")!).decimal(12.04, digits: 1) == "12,0")
+        #expect(Texts(Language.named("fr")!).decimal(-0.5, digits: 2) == "-0,50")
+        #expect(Texts(.english).decimal(3, digits: 0) == "3")
+    }
+
+    // MARK: The operator's words
+
+    @Test func anOperatorsTextIsCheckedAgainstTheCatalog() {
+        #expect(TextCatalog.problem(key: "tiles.hint", value: "Touchez les tuiles") == nil)
+        #expect(TextCatalog.problem(key: "tiles.hnit", value: "x") == "unknown text 'tiles.hnit' (did you mean 'tiles.hint'?); see kiosk.toml(5) for the list")
+        #expect(TextCatalog.problem(key: "tiles.selected", value: "{n} tiles")
+                == "text 'tiles.selected' depends on a count: give its forms (tiles.selected.one, tiles.selected.other); using the kiosk's own")
+        #expect(TextCatalog.problem(key: "tiles.selected.other", value: "{count} tiles")
+                == "text 'tiles.selected.other' uses {count}, which the kiosk does not fill (it has {n}); using the kiosk's own")
+        #expect(TextCatalog.problem(key: "lander.readout", value: "Fuel {fuel} %") == nil) // leaving some out is fine
+    }
+
+    @Test func theLanguageSettingsAndTheTextTable() {
+        let file = """
+        [shell]
+        language = "fr"
+        languages = ["fr", "en", "xx", "ar"]
+        [text]
+        "tiles.hint" = "Touchez les tuiles"
+        lander.flyAgain = "Encore !"
+        "tiles.hnit" = "typo"
+        [text.en]
+        "tiles.hint" = "Touch the tiles"
+        [text.de]
+        "tiles.refill" = 3
+
+        """
+        let (s, problems) = Settings.parse(file, file: "k.toml")
+        #expect(problems.map(\.description) == [
+            "k.toml:3:26: languages: the kiosk has no texts for 'xx' (known: en, de, fr, es, ja, ar); left out",
+            "k.toml:7:1: unknown text 'tiles.hnit' (did you mean 'tiles.hint'?); see kiosk.toml(5) for the list",
+            "k.toml:11:18: text 'tiles.refill' must be a string in quotes; using the kiosk's own",
+        ])
+        #expect(s.language.code == "fr")
+        #expect(s.visitorTexts.map(\.language.code) == ["fr", "en", "ar"])
+        #expect(s.kioskTexts["tiles.hint"] == "Touchez les tuiles")
+        #expect(s.kioskTexts["lander.flyAgain"] == "Encore !")
+        #expect(s.kioskTexts["tiles.refill"] == "Remplir")
+        #expect(s.texts(for: .english)["tiles.hint"] == "Touch the tiles")
+        // The operator's words are checked for fonts like the phrases.
+        #expect(s.configuredTexts.map(\.setting).contains("text 'tiles.hint'"))
+    }
+
+    @Test func withoutALanguageTheFirstVisitorsLanguageOrTheLocaleSpeaks() {
+        #expect(Settings.parse("[shell]\nlanguages = [\"de\", \"en\"]\n", file: "k").0.language.code == "de")
+        #expect(Settings.parse("", file: "k", locale: Language.named("es")!).0.language.code == "es")
+        let (s, problems) = Settings.parse("[shell]\nlanguage = \"klingon\"\n", file: "k", locale: Language.named("ja")!)
+        #expect(s.language.code == "ja")
+        #expect(problems.map(\.description) == ["k:2:12: language must be one of en, de, fr, es, ja, ar; using ja"])
+        #expect(Settings.parse("[shell]\nlanguages = [\"en\"]\n", file: "k").0.visitorTexts.count == 1)
+    }
+
+    // MARK: Visitors' language pill
+
+    final class Rig {
+        let scheduler = ManualScheduler()
+        let shell: Shell
+        let saver: ScreensaverController
+        var now: Double { scheduler.now }
+        init(languages: [String], idleReset: Bool = true) {
+            let fonts = testFonts, s = scheduler
+            var settings = Settings()
+            settings.languages = languages.compactMap(Language.named)
+            settings.language = settings.languages[0]
+            shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
+                SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!
+            }
+            shell.setLanguages(settings.visitorTexts)
+            shell.resetsOnWake = idleReset
+            shell.homeScene = "tiles"
+            saver = ScreensaverController(shell: shell, scheduler: s, idleTimeout: 60)
+            shell.layout(DisplayInfo(size: Size(width: 1280, height: 800), physicalSize: Size(width: 217, height: 136)))
+            shell.advance(to: 0)
+        }
+        func wait(_ dt: Double) { scheduler.advance(to: now + dt); shell.advance(to: now) }
+        func tap(_ p: Point) {
+            shell.handle(TouchBatch(time: now, points: [touch(1, .began, p.x, p.y)]))
+            wait(0.05)
+            shell.handle(TouchBatch(time: now, points: [touch(1, .ended, p.x, p.y)]))
+            wait(0.5)
+        }
+        var pill: Rect? { shell.chromeBar.languageFrame }
+        var tiles: TileBoardScene { shell.current as! TileBoardScene }
+    }
+
+    @Test func thePillSwitchesEverySceneLiveAndAFreshStartBringsTheDefaultBack() throws {
+        let r = Rig(languages: ["en", "fr", "ar"])
+        let pill = try #require(r.pill)
+        #expect(r.tiles.status.text == "Tap or drag across tiles to select them")
+        r.tap(pill.center)
+        #expect(r.shell.texts.language.code == "fr")
+        #expect(r.tiles.status.text == "Touchez ou glissez sur les tuiles pour les choisir")
+        #expect(r.shell.chromeBar.buttons.map(\.title) == ["Test tactile", "Alunissage", "Tuiles"])
+        // A scene made after the switch comes in the visitor's language too.
+        r.tap(r.shell.sceneBarFrames[1].center)
+        let lander = try #require(r.shell.current as? LanderScene)
+        #expect(lander.readout.text.hasPrefix("Vitesse"))
+        // Arabic: the bar reads from the right, the pad comes to the left, text aligns right.
+        r.tap(try #require(r.pill).center)
+        #expect(r.shell.texts.language.code == "ar")
+        let bar = r.shell.sceneBarFrames
+        #expect(bar[0].minX > bar[1].minX && bar[1].minX > bar[2].minX, "the first scene on the right")
+        #expect(try #require(r.pill).maxX < bar[2].minX, "the language pill on the left")
+        #expect(lander.pad.center.x < 640 && lander.readout.frame.maxX > 1000)
+        #expect(lander.view.isRightToLeft)
+        // Nobody here: the screensaver; the next visitor finds the kiosk's own language.
+        r.wait(61)
+        #expect(r.shell.showingScreensaver)
+        r.tap(Point(x: 600, y: 400))
+        #expect(r.shell.texts.language.code == "en")
+        #expect(r.tiles.status.text == "Tap or drag across tiles to select them")
+        #expect(!r.tiles.view.isRightToLeft)
+        let barAfter = r.shell.sceneBarFrames
+        #expect(barAfter[0].minX < barAfter[1].minX)
+    }
+
+    @Test func oneLanguageShowsNoPill() {
+        let r = Rig(languages: ["de"])
+        #expect(r.pill == nil)
+        #expect(r.shell.sceneBarFrames.count == 3)
+        #expect(r.tiles.status.text == "Tippe auf Kacheln oder wische darüber, um sie auszuwählen")
+    }
+
+    // MARK: Line breaking
+
+    @Test func japaneseBreaksBetweenCharactersNotBeforeClosingMarks() throws {
+        let font = try #require(testFonts.font(points: 20, scale: 1))
+        let text = TextCatalog.japanese["setup.hint.touch"]!
+        let lines = Label.wrap(text, font: font, width: 300, maxLines: .max)
+        #expect(lines.count >= 3)
+        for l in lines {
+            #expect(l.width <= 300.5, "'\(l.text)' is \(l.width) wide")
+            #expect(!"、。」）：".contains(l.text.first!), "'\(l.text)' starts with a closing mark")
+        }
+        #expect(lines.map(\.text).joined() == text.replacingAll("\n", with: ""))
+        // Latin still breaks at spaces only.
+        #expect(Label.breakPieces("Hello world"[...]).map(\.0) == ["Hello", "world"])
+    }
+}
