@@ -181,6 +181,7 @@ extension KioskCommand {
         @Option(help: "How labels draw text: glyphs (from fcft's cache) or layer (cached images).") var text: String = "glyphs"
         @Option(help: "words: the smallest label's width in points ([words] size).") var labelSize: Double = 200
         @Option(help: "words: how many phrases (1: the default phrase; 16: the peers' set).") var phrases: Int = 1
+        @Option(help: "words: the phrases' script: latin, cjk (Chinese, Japanese, Korean) or emoji.") var script: String = "latin"
         @Option(help: "soak: simulated seconds of visitors and idle screensaver (RSS and open files at the end).") var seconds: Double = 600
 
         func run() throws {
@@ -189,6 +190,7 @@ extension KioskCommand {
             guard (50...1000).contains(labelSize), (1...BenchWorkloads.sixteenPhrases.count).contains(phrases) else {
                 throw fail(log, "--label-size must be 50…1000 points and --phrases 1…\(BenchWorkloads.sixteenPhrases.count)")
             }
+            guard let phraseSet = BenchWorkloads.phraseSet(script) else { throw fail(log, "--script '\(script)': expected latin, cjk or emoji") }
             if options.scene == "soak" {
                 guard seconds > 0, seconds <= 7 * 86_400, let size = parseSize(options.size) else { throw fail(log, "--seconds must be 1…604800 and --size WxH") }
                 let report = try runSoak(seconds: seconds, size: size, warmup: min(1800, seconds / 2))
@@ -214,7 +216,7 @@ extension KioskCommand {
                     // Spawn often enough that about `items` labels are falling at any time.
                     var c = FallingWordsConfig()
                     c.labelWidth = labelSize
-                    if phrases > 1 { c.phrases = Array(BenchWorkloads.sixteenPhrases.prefix(phrases)) }
+                    if phrases > 1 || script != "latin" { c.phrases = Array(phraseSet.prefix(max(phrases, script == "latin" ? 1 : 16))) }
                     let fall = (Double(parseSize(options.size)?.height ?? 1080) + 1.5 * c.baseSize.height) / c.speed
                     c.interval = fall / Double(items)
                     return FallingWordsScene(fonts: fonts, config: c)
@@ -230,7 +232,7 @@ extension KioskCommand {
                 r.run(until: 20) // fill the screen first
                 result = runIdleBench(renderer: r, frames: frames)
                 let words = r.stage.scene as? FallingWordsScene
-                print("scene words at \(options.size) scale \(options.scale), \(words?.labelCount ?? 0) labels falling, label size \(format(labelSize)), \(phrases) phrase\(phrases == 1 ? "" : "s"), mean label ink \(Int(words?.meanLabelInkPixels ?? 0)) px")
+                print("scene words at \(options.size) scale \(options.scale), \(words?.labelCount ?? 0) labels falling, label size \(format(labelSize)), \(script == "latin" ? phrases : 16) \(script) phrase\(phrases == 1 && script == "latin" ? "" : "s"), mean label ink \(Int(words?.meanLabelInkPixels ?? 0)) px")
                 if let m = words?.textMemory {
                     print("text memory:   \(m.fonts) fonts loaded, \(m.masks) label masks (\(m.maskBytes / 1024) KiB), RSS \(currentRSSKiB() / 1024) MiB")
                 }

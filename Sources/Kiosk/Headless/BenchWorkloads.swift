@@ -13,6 +13,24 @@ enum BenchWorkloads {
         "Discover more", "Ask our staff", "New this week", "Free entry", "Follow the signs",
         "Enjoy your visit", "Look closer", "Try it out", "Peace Love Groovy Music",
     ]
+    /// The same kind of phrases in Chinese, Japanese and Korean (fonts-noto-cjk's large fonts).
+    static let cjkPhrases = [
+        "ようこそ", "平和", "愛", "音楽", "毎日開館", "タッチして開始", "こんにちは", "もっと見る",
+        "欢迎光临", "本周新品", "免费入场", "请跟随指示", "즐거운 관람 되세요", "자세히 보기", "체험해 보세요", "平和と愛と音楽",
+    ]
+    /// Emoji phrases (colour glyphs from fonts-noto-color-emoji, composited as images).
+    static let emojiPhrases = [
+        "👋", "☮️", "❤️", "🎵🎶", "🕘 🗓️", "👆 ▶️", "😀", "🔍✨", "🙋‍♀️", "🆕", "🎟️ 0 €", "➡️ ⬆️",
+        "😊 🎉", "👀", "🤹", "☮️ ❤️ 🎸 🎵",
+    ]
+    static func phraseSet(_ script: String) -> [String]? {
+        switch script {
+        case "latin": return sixteenPhrases
+        case "cjk": return cjkPhrases
+        case "emoji": return emojiPhrases
+        default: return nil
+        }
+    }
     static let names = ["labels", "drag", "soak"]
 
     /// `count` translucent labels (~200×60, alpha 0.75) falling at different speeds.
