@@ -19,7 +19,7 @@ struct KioskCommand: ParsableCommand {
         commandName: "kiosk",
         abstract: "A fullscreen touchscreen kiosk for Wayland.",
         version: kioskVersion,
-        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self, Icon.self, Session.self],
+        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self, Texts.self, Icon.self, Session.self],
         defaultSubcommand: Run.self
     )
 
@@ -273,6 +273,25 @@ extension KioskCommand {
 }
 
 extension KioskCommand {
+    /// Every text the kiosk writes, as a `[text]` table to copy into kiosk.toml and edit.
+    struct Texts: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "texts",
+            abstract: "Print every text the kiosk writes in a language, as a [text] table for kiosk.toml.")
+
+        @Argument(help: "The language: \(Language.codes.joined(separator: ", ")).")
+        var language: String = "en"
+
+        func run() throws {
+            guard let l = Language.named(language) else {
+                throw fail(makeLogger(verbose: false), "'\(language)': expected one of \(Language.codes.joined(separator: ", "))")
+            }
+            let table = TextCatalog.table(l.code)
+            print("[text\(l == .english ? "" : ".\(l.code)")]")
+            for key in table.keys.sorted() { print("\"\(key)\" = \(TOML.quoted(table[key]!))") }
+        }
+    }
+
     /// For packaging (`make deb`): the icon drawn from the lander's rocket.
     struct Icon: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "icon", abstract: "Write Kiosk's icon as a PNG of a given size, or as SVG.",

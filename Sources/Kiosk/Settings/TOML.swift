@@ -875,3 +875,21 @@ private final class PositionIndex {
         return TOML.Position(line: line, column: column)
     }
 }
+
+extension TOML {
+    /// `s` as a TOML basic string, quotes and escapes included, that parses back to `s`.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20 || u.value == 0x7F: out += "\\u" + String(repeating: "0", count: 4 - String(u.value, radix: 16).count) + String(u.value, radix: 16)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}
