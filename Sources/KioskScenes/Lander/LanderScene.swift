@@ -101,6 +101,7 @@ public final class LanderScene: ViewScene {
         infoButton.titleLabel.textColor = Color.space
         infoButton.backgroundColor = Color.sky
         infoButton.action = { [unowned self] _ in showHelp() }
+        infoButton.accessibilityLabel = "lander help"
         view.addSubview(infoButton)
 
         pad.onChange = { [unowned self] in applyInputs() }

@@ -68,6 +68,8 @@ public final class TileBoardScene: ViewScene {
             b.cornerRadius = 12
             view.addSubview(b)
         }
+        removeButton.accessibilityLabel = "tiles remove"
+        refillButton.accessibilityLabel = "tiles refill"
         removeButton.action = { [unowned self] _ in removeTiles(model.selectedIDs) }
         refillButton.action = { [unowned self] _ in refill() }
         status.fontSize = 20

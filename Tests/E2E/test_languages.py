@@ -1,0 +1,84 @@
+"""Visitors' languages under weston: the pill at the end of the scene bar switches every scene
+live (Arabic mirrors the layout), the next fresh start brings the kiosk's own language back, and
+bad language settings are one line each with the defaults kept. The kiosk's debug log says where
+its labelled controls are (`view: …`) after each lift, and which language a visitor chose."""
+import pytest
+
+from harness import Kiosk, views, wait_until
+from test_setup import H, W, tap, tap_label
+
+CONFIG = """[shell]
+idle_timeout = 5
+languages = ["en", "fr", "ar"]
+start = "tiles"
+[admin]
+pin = "2580"
+"""
+
+
+def start(weston, tmp_path, config):
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text(config)
+    k = Kiosk(weston, "--verbose", "--config", str(cfg), env=weston.env(XDG_STATE_HOME=str(tmp_path / "state"), LANG="C.UTF-8"),
+              protocol=False)
+    k.wait_for(r"first frame shown", timeout=20)
+    return k
+
+
+def x_of(v, label):
+    x, _, w, _ = v[label]
+    return x + w / 2
+
+
+def settle(weston, k, since):
+    """A harmless tap below everything (the views are logged after each lift), then where the
+    controls are since `since`."""
+    tap(weston, (W // 2, H - 2))
+    wait_until(lambda: "tiles remove" in views(k, since=since) or "lander help" in views(k, since=since), timeout=5,
+               what="the kiosk to log its controls")
+    return views(k, since=since)
+
+
+def test_the_pill_switches_every_scene_live_and_a_fresh_start_brings_the_default_back(weston, tmp_path):
+    k = start(weston, tmp_path, CONFIG)
+    v = settle(weston, k, "first frame shown")
+    assert x_of(v, "scene bar lander") < x_of(v, "scene bar tiles") < x_of(v, "scene bar language")
+    assert x_of(v, "tiles remove") < x_of(v, "tiles refill")
+
+    tap_label(weston, k, "scene bar language")
+    k.wait_for(r"language: fr \(Français\), chosen by a visitor", timeout=5)
+    tap_label(weston, k, "scene bar language")
+    k.wait_for(r"language: ar", timeout=5)
+    v = settle(weston, k, "language: ar")
+    # Arabic reads from the right: the first scene there, the pill on the left, Remove on the right.
+    assert x_of(v, "scene bar lander") > x_of(v, "scene bar tiles") > x_of(v, "scene bar language"), v
+    assert x_of(v, "tiles remove") > x_of(v, "tiles refill"), v
+    weston.screenshot().save("/tmp/languages-tiles-ar.png")
+
+    # A scene not shown yet comes in Arabic too: the help on the left, the pad on the left.
+    tap_label(weston, k, "scene bar lander")
+    k.wait_for(r"scene: lander", timeout=5)
+    v = settle(weston, k, "scene: lander")
+    assert x_of(v, "lander help") < W / 2 and x_of(v, "move the controls") < W / 2, v
+    weston.screenshot().save("/tmp/languages-lander-ar.png")
+
+    # Nobody here: the screensaver; the touch that wakes it finds English and the start scene.
+    k.wait_for(r"screensaver started", timeout=15)
+    tap(weston, (W // 2, H // 2))
+    k.wait_for(r"screensaver ended", timeout=5)
+    v = settle(weston, k, "screensaver ended")
+    assert x_of(v, "scene bar lander") < x_of(v, "scene bar tiles") < x_of(v, "scene bar language"), v
+    assert x_of(v, "tiles remove") < x_of(v, "tiles refill"), v
+    assert "chosen by a visitor" not in k.stderr.split("screensaver ended")[-1]
+
+
+def test_an_unknown_language_or_text_is_one_line_and_the_defaults(weston, tmp_path):
+    k = start(weston, tmp_path, '[shell]\nlanguage = "xx"\nstart = "tiles"\n[text]\n"tiles.hnit" = "Touchez"\n'
+                                '"tiles.refill" = "Remplir"\n[admin]\npin = "2580"\n')
+    err = k.stderr
+    assert "kiosk.toml:2:12: language must be one of en, de, fr, es, ja, ar; using en" in err
+    assert "kiosk.toml:5:1: unknown text 'tiles.hnit' (did you mean 'tiles.hint'?)" in err
+    # The rest applies: the kiosk runs in English with the operator's own word for Refill.
+    v = settle(weston, k, "first frame shown")
+    assert x_of(v, "tiles remove") < x_of(v, "tiles refill")
+    assert k.proc.poll() is None
