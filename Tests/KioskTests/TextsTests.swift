@@ -244,3 +244,31 @@ import Glibc
         #expect(Label.breakPieces("Hello world"[...]).map(\.0) == ["Hello", "world"])
     }
 }
+
+/// The language pill beside three scene pills on every panel of the matrix, with the widest
+/// language names: on screen, a fingertip tall, overlapping nothing, in both directions.
+@Suite struct LanguagePillTests {
+    @Test(arguments: PanelMatrixTests.panels) func thePillFitsBesideTheScenes(panel: PanelMatrixTests.Panel) throws {
+        for first in ["fr", "ar"] {
+            let fonts = testFonts, s = ManualScheduler()
+            var settings = Settings()
+            settings.languages = [first, "es", "ja", "de", "en"].compactMap(Language.named)
+            settings.language = settings.languages[0]
+            let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
+                SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!
+            }
+            shell.setLanguages(settings.visitorTexts)
+            let r = try HeadlessRenderer(scene: shell, info: panel.info)
+            r.run(until: 0.5)
+            let frames = shell.sceneBarFrames, mm = panel.info.pointsPerMillimetre
+            #expect(frames.count == 4, "\(panel.name) \(first): three scenes and the pill")
+            for (i, f) in frames.enumerated() {
+                #expect(f.minX >= 0 && f.maxX <= panel.size.width && f.height >= 9 * mm - 1e-6, "\(panel.name) \(first): \(f)")
+                for g in frames[(i + 1)...] { #expect(f.intersection(g).width <= 0.01, "\(panel.name) \(first): \(f) overlaps \(g)") }
+            }
+            let pill = shell.chromeBar.languageButton
+            #expect(!pill.titleLabel.isTextTruncated, "\(panel.name): '\(pill.title)' does not fit")
+            for b in shell.chromeBar.buttons { #expect(!b.titleLabel.isTextTruncated, "\(panel.name): '\(b.title)' does not fit") }
+        }
+    }
+}

@@ -102,11 +102,25 @@ public struct Texts: Equatable, Sendable {
         return s
     }
 
+    /// One pass over the bytes: texts are formatted every frame (the lander's readout).
     static func fill(_ template: String, _ values: [String: String]) -> String {
-        guard template.contains("{") else { return template }
-        var out = template
-        for (k, v) in values { out = out.replacingAll("{\(k)}", with: v) }
-        return out
+        let bytes = template.utf8
+        guard bytes.contains(UInt8(ascii: "{")) else { return template }
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count + 16)
+        var i = bytes.startIndex
+        while i != bytes.endIndex {
+            let b = bytes[i]
+            if b == UInt8(ascii: "{"), let close = bytes[i...].firstIndex(of: UInt8(ascii: "}")),
+               let value = values[String(decoding: bytes[bytes.index(after: i)..<close], as: UTF8.self)] {
+                out.append(contentsOf: value.utf8)
+                i = bytes.index(after: close)
+            } else {
+                out.append(b)
+                i = bytes.index(after: i)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
