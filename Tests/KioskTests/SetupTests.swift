@@ -196,6 +196,29 @@ import Glibc
         #expect(edited == Settings())
     }
 
+    @Test func theInstallerChoosesTheKiosksLanguageAndTheSetupSpeaksItAtOnce() throws {
+        let r = Rig(skew: { $0 }, step: .scenes)
+        #expect(r.setup.scenes.languageButtons.map(\.title) == ["English", "Deutsch", "Français", "Español", "日本語", "العربية"])
+        r.tap(r.setup.scenes.languageButtons[5])
+        #expect(r.setup.texts.language.code == "ar" && r.setup.view.isRightToLeft)
+        #expect(r.setup.finishButton.title == "تشغيل الكشك")
+        // Mirrored: step 1 on the right, the finish on the left.
+        #expect(r.setup.stepButtons[0].frame.minX > r.setup.stepButtons[4].frame.minX)
+        #expect(r.setup.finishButton.frame.minX < r.setup.stepButtons[4].frame.minX)
+        r.tap(r.setup.scenes.languageButtons[2])
+        #expect(r.setup.finishButton.title == "Lancer le kiosque" && !r.setup.view.isRightToLeft)
+        r.tap(r.setup.finishButton)
+        let choices = try #require(r.outcome)
+        #expect(choices.language == "fr")
+        var s = Settings()
+        choices.apply(to: &s)
+        #expect(s.language.code == "fr" && s.kioskTexts["tiles.refill"] == "Remplir")
+        // A language in the file wins.
+        var file = Settings.parse("[shell]\nlanguage = \"de\"\n", file: "k.toml").0
+        choices.apply(to: &file)
+        #expect(file.language.code == "de")
+    }
+
     @Test func setupShowsOnlyWithoutAPINWithoutAnEarlierSetupAndWithoutASceneAsked() {
         var s = Settings()
         #expect(SetupChoices.isNeeded(settings: s, saved: nil, sceneAsked: false, ranBefore: false))

@@ -12,11 +12,14 @@ struct SetupChoices: Codable, Equatable {
     var pin: String?
     var scenes: [String]?
     var start: String?
+    /// The kiosk's language (a code: "fr").
+    var language: String?
 
     static let storeName = "setup"
 
     /// The file's key each choice stands for.
-    static let keys = (touchMatrix: "touch.matrix", rotate: "shell.rotate", pin: "admin.pin", scenes: "shell.scenes", start: "shell.start")
+    static let keys = (touchMatrix: "touch.matrix", rotate: "shell.rotate", pin: "admin.pin", scenes: "shell.scenes", start: "shell.start",
+                       language: "shell.language")
 
     /// These choices over `s`, each checked again (the saved file may have been edited), none
     /// where the file gives its own value.
@@ -33,6 +36,7 @@ struct SetupChoices: Codable, Equatable {
             if !valid.isEmpty { s.scenes = valid }
         }
         if let n = start, !file.contains(k.start), s.scenes.contains(n) { s.start = n }
+        if let c = language, !file.contains(k.language), let l = Language.named(c) { s.language = l }
         if !s.scenes.contains(s.start), !file.contains(k.start) { s.start = s.scenes[0] }
     }
 

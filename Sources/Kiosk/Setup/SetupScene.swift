@@ -38,6 +38,8 @@ final class SetupScene: ViewScene {
     var onRelayout: (() -> Void)?
     /// Opened from the admin panel: "Done" rather than "Start the kiosk".
     private let fromAdmin: Bool
+    /// The kiosk's words in a language, with the operator's own (`[text]`).
+    private var textsFor: (Language) -> Texts = { Texts($0) }
 
     let touchTest: TouchTestScene
     private let header = View(), footer = View()
@@ -64,6 +66,8 @@ final class SetupScene: ViewScene {
         touchTest = TouchTestScene(fonts: fonts, scheduler: scheduler)
         super.init(name: "setup", fonts: fonts, scheduler: scheduler)
         scenes.choose(visible: settings.scenes.filter(SceneCatalog.visitorScenes.contains), start: settings.start)
+        scenes.language = settings.language
+        textsFor = settings.texts(for:)
         rotation.current = settings.rotate
         // The operator's language, whatever a visitor chose last.
         texts = settings.kioskTexts
@@ -150,6 +154,12 @@ final class SetupScene: ViewScene {
             self.choices.start = start
             self.onNotice?("visitors' scenes: \(visible.joined(separator: ", ")); start on \(start)")
         }
+        scenes.onLanguage = { [unowned self] l in
+            self.choices.language = l.code
+            self.onNotice?("language \(l.code)")
+            self.texts = self.textsFor(l)
+            self.onRelayout?()
+        }
     }
 
     // MARK: Hold anywhere to calibrate
@@ -231,7 +241,8 @@ final class SetupScene: ViewScene {
         case .calibrate: fileKeys.contains(k.touchMatrix) ? "[touch] matrix" : nil
         case .rotate: fileKeys.contains(k.rotate) ? "[shell] rotate" : nil
         case .pin: fileKeys.contains(k.pin) ? "[admin] pin" : nil
-        case .scenes: fileKeys.contains(k.scenes) || fileKeys.contains(k.start) ? "[shell] scenes or start" : nil
+        case .scenes: fileKeys.contains(k.language) ? "[shell] language"
+            : fileKeys.contains(k.scenes) || fileKeys.contains(k.start) ? "[shell] scenes or start" : nil
         default: nil
         }
         return key.map { texts("setup.fileWins", ["file": filePath, "setting": $0]) }

@@ -153,6 +153,11 @@ final class ScenesStep: SetupPage {
     private(set) var visible = SceneCatalog.visitorScenes
     private(set) var start = SceneCatalog.defaultName
     var onChange: (([String], String) -> Void)?
+    /// The kiosk's language, each in its own name: the installer reads theirs whatever is shown.
+    private let languageLabel = SetupStyle.label(20, centred: false)
+    private(set) var languageButtons: [Button] = []
+    var language = Language.english { didSet { refresh() } }
+    var onLanguage: ((Language) -> Void)?
     private var texts = Texts()
     /// A scene's name as the scene bar writes it.
     private func title(_ name: String) -> String { SceneBar.title(name, texts) }
@@ -164,6 +169,16 @@ final class ScenesStep: SetupPage {
     }
 
     func build() {
+        page.addSubview(languageLabel)
+        for l in Language.all {
+            let b = SetupStyle.button(l.name) { [unowned self] _ in
+                self.language = l
+                self.onLanguage?(l)
+            }
+            b.accessibilityLabel = "setup language \(l.code)"
+            languageButtons.append(b)
+            page.addSubview(b)
+        }
         page.addSubview(visibleLabel)
         page.addSubview(startLabel)
         for name in SceneCatalog.visitorScenes {
@@ -198,6 +213,7 @@ final class ScenesStep: SetupPage {
 
     func apply(_ texts: Texts) {
         self.texts = texts
+        languageLabel.text = texts["setup.language"]
         visibleLabel.text = texts["setup.scenes.visible"]
         startLabel.text = texts["setup.scenes.start"]
         refresh()
@@ -216,12 +232,22 @@ final class ScenesStep: SetupPage {
             SetupStyle.style(toggles[i], accent: shown)
             SetupStyle.style(starts[i], accent: start == name)
         }
+        for (b, l) in zip(languageButtons, Language.all) { SetupStyle.style(b, accent: l == language) }
     }
 
     func layout(_ l: SetupLayout) {
         let w = min(l.size.width - 2 * l.gap, 640), x = (l.size.width - w) / 2
         let n = Double(toggles.count), bw = (w - (n - 1) * l.gap) / n
         var y = 2 * l.gap
+        // The languages: one row when wide, else two of three.
+        let perRow = w >= 600 ? languageButtons.count : 3
+        let lw = (w - Double(perRow - 1) * l.gap) / Double(perRow)
+        languageLabel.frame = Rect(x: x, y: y, width: w, height: 30)
+        y += 30 + l.gap
+        for (i, b) in languageButtons.enumerated() {
+            b.frame = Rect(x: x + Double(i % perRow) * (lw + l.gap), y: y + Double(i / perRow) * (l.rowHeight + l.gap), width: lw, height: l.rowHeight)
+        }
+        y += Double((languageButtons.count + perRow - 1) / perRow) * (l.rowHeight + l.gap) + l.gap
         for (label, row) in [(visibleLabel, toggles), (startLabel, starts)] {
             label.frame = Rect(x: x, y: y, width: w, height: 30)
             y += 30 + l.gap

@@ -101,6 +101,7 @@ extension TextCatalog {
         "setup.pin.length": "A PIN has 4 to 8 digits.",
         "setup.pin.differ": "The two PINs differ: choose a PIN again.",
         "setup.pin.set": "PIN set. Keep it somewhere safe.",
+        "setup.language": "Language",
         "setup.scenes.visible": "Visitors may use",
         "setup.scenes.start": "Start on",
         "calibrate.prompt": "Touch the centre of the target · {n} of {count}",

@@ -94,6 +94,7 @@ extension TextCatalog {
         "setup.pin.length": "Un code a de 4 à 8 chiffres.",
         "setup.pin.differ": "Les deux codes diffèrent\u{A0}: choisissez-en un autre.",
         "setup.pin.set": "Code enregistré. Gardez-le en lieu sûr.",
+        "setup.language": "Langue",
         "setup.scenes.visible": "Les visiteurs peuvent utiliser",
         "setup.scenes.start": "Démarrer sur",
         "calibrate.prompt": "Touchez le centre de la cible · {n} sur {count}",

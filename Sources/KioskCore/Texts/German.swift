@@ -93,6 +93,7 @@ extension TextCatalog {
         "setup.pin.length": "Eine PIN hat 4 bis 8 Ziffern.",
         "setup.pin.differ": "Die beiden PINs sind verschieden: wähle neu.",
         "setup.pin.set": "PIN gesetzt. Bewahre sie sicher auf.",
+        "setup.language": "Sprache",
         "setup.scenes.visible": "Besucher dürfen nutzen",
         "setup.scenes.start": "Start mit",
         "calibrate.prompt": "Berühre die Mitte des Ziels · {n} von {count}",

@@ -90,6 +90,7 @@ extension TextCatalog {
         "setup.pin.length": "PINは4〜8桁です。",
         "setup.pin.differ": "2つのPINが違います：もう一度選んでください。",
         "setup.pin.set": "PINを設定しました。大切に保管してください。",
+        "setup.language": "言語",
         "setup.scenes.visible": "来場者が使えるもの",
         "setup.scenes.start": "最初の画面",
         "calibrate.prompt": "的の中心にタッチ · {n} / {count}",

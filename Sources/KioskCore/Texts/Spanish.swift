@@ -93,6 +93,7 @@ extension TextCatalog {
         "setup.pin.length": "Un PIN tiene de 4 a 8 cifras.",
         "setup.pin.differ": "Los dos PIN no coinciden: elige uno de nuevo.",
         "setup.pin.set": "PIN guardado. Guárdalo en un lugar seguro.",
+        "setup.language": "Idioma",
         "setup.scenes.visible": "Los visitantes pueden usar",
         "setup.scenes.start": "Empezar en",
         "calibrate.prompt": "Toca el centro del objetivo · {n} de {count}",
