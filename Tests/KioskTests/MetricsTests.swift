@@ -9,6 +9,7 @@ import Glibc
     @Test func theTextHasEveryFamilyWithHelpAndTypeAndACumulativeHistogram() {
         let m = KioskMetrics(startTime: 1_700_000_000)
         m.touches = 3
+        m.languagesChosen = ["fr": 2, "ar": 1]
         m.showing("touch", now: 10)
         m.showing("screensaver", now: 70)
         var h = Histogram.frameTimes()
@@ -29,6 +30,9 @@ import Glibc
         #expect(lines.contains("kiosk_scene_shown_seconds_total{scene=\"touch\"} 60"))
         #expect(lines.contains("kiosk_scene_shown_seconds_total{scene=\"screensaver\"} 30"))
         #expect(lines.contains("kiosk_open 0") && lines.contains("kiosk_resident_memory_bytes 26214400"))
+        #expect(lines.contains("kiosk_language_chosen_total{language=\"ar\"} 1") && lines.contains("kiosk_language_chosen_total{language=\"fr\"} 2"))
+        #expect(!KioskMetrics(startTime: 0).text(.init(frameDraw: h, open: true, residentBytes: 0, saveFailures: 0), now: 1)
+            .contains("kiosk_language_chosen_total"), "no pill, no family")
     }
 
     @Test func anUnwritablePathIsReportedOnceAndAgainOnlyAfterItWorkedInBetween() throws {

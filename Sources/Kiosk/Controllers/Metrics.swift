@@ -42,6 +42,8 @@ final class KioskMetrics {
     var screensaverActivations = 0
     var lastInputTime: Double?
     var reloads = ["applied": 0, "refused": 0]
+    /// Languages visitors switched to with the pill, by code: which ones a site's visitors read.
+    var languagesChosen: [String: Int] = [:]
     private var secondsShown: [String: Double] = [:]
     private var shown: (name: String, since: Double)?
 
@@ -83,6 +85,10 @@ final class KioskMetrics {
         if let s = shown { perScene[s.name, default: 0] += max(0, now - s.since) }
         family("kiosk_scene_shown_seconds_total", "counter", "Time each scene (or the screensaver, or the black of closing time) was on screen.",
                perScene.keys.sorted().map { (label("scene", $0), perScene[$0]!) })
+        if !languagesChosen.isEmpty {
+            family("kiosk_language_chosen_total", "counter", "Times visitors switched to each language with the scene bar's pill.",
+                   languagesChosen.keys.sorted().map { (label("language", $0), Double(languagesChosen[$0]!)) })
+        }
         family("kiosk_screensaver_activations_total", "counter", "Times the screensaver started.", [("", Double(screensaverActivations))])
         family("kiosk_last_input_time_seconds", "gauge", "When someone last touched the kiosk or pressed a key, in seconds since the Unix epoch (0: not yet).",
                [("", lastInputTime ?? 0)])

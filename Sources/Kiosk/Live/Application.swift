@@ -219,7 +219,10 @@ final class Application: WindowDelegate, InputSink {
         saver.scene = scene
         let shell = scene as! Shell
         shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
-        shell.onLanguageChange = { [weak self] l in self?.log.notice("language: \(l.code) (\(l.name)), chosen by a visitor") }
+        shell.onLanguageChange = { [weak self] l in
+            self?.log.notice("language: \(l.code) (\(l.name)), chosen by a visitor")
+            self?.metrics.languagesChosen[l.code, default: 0] += 1
+        }
         shell.onSceneChange = { [weak self] name in
             self?.log.notice("scene: \(name)")
             self?.metrics.sceneSwitches += 1
