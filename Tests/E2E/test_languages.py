@@ -82,3 +82,30 @@ def test_an_unknown_language_or_text_is_one_line_and_the_defaults(weston, tmp_pa
     v = settle(weston, k, "first frame shown")
     assert x_of(v, "tiles remove") < x_of(v, "tiles refill")
     assert k.proc.poll() is None
+
+
+@pytest.mark.parametrize("language,scene", [("ar", "tiles"), ("ja", "touch")])
+def test_cage_shows_the_language_as_the_snapshot_draws_it(language, scene, tmp_path):
+    """Live under cage (wlroots, the kiosk as another user, its own fontconfig): Arabic mirrored
+    and Japanese from fonts-noto-cjk come out as `kiosk snapshot --language` draws them."""
+    import subprocess
+    import time
+
+    from test_wlroots import NO_BAR, assert_same
+    from wlroots import Cage, kiosk_binary
+    from PIL import Image
+
+    c = Cage("--scene", scene, config=NO_BAR + f'language = "{language}"\n')
+    try:
+        c.wait_for(r"first frame shown")
+        path = tmp_path / f"snapshot-{language}.png"
+        subprocess.run([str(kiosk_binary()), "snapshot", "--scene", scene, "--size", "1280x720", "--language", language,
+                        "--out", str(path)], check=True, timeout=30)
+        with Image.open(path) as im:
+            want = im.convert("RGB")
+        time.sleep(1.5)
+        got = c.screenshot()
+        got.save(f"/tmp/languages-cage-{language}.png")
+        assert_same(got, want, f"cage, {scene} in {language}")
+    finally:
+        c.close()

@@ -239,7 +239,7 @@ import Glibc
             #expect(l.width <= 300.5, "'\(l.text)' is \(l.width) wide")
             #expect(!"、。」）：".contains(l.text.first!), "'\(l.text)' starts with a closing mark")
         }
-        #expect(lines.map(\.text).joined() == text.replacingAll("\n", with: ""))
+        #expect(lines.map(\.text).joined() == text.split(separator: "\n").joined())
         // Latin still breaks at spaces only.
         #expect(Label.breakPieces("Hello world"[...]).map(\.0) == ["Hello", "world"])
     }

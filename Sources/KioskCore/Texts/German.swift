@@ -67,7 +67,7 @@ extension TextCatalog {
         "admin.setup": "Einrichten",
         "admin.useFile": "Werte der Datei",
         "admin.cancel": "Abbrechen",
-        "admin.save": "Sichern",
+        "admin.save": "Speichern",
         "key.ok": "OK",
 
         "setup.title": "Dieses Display einrichten",

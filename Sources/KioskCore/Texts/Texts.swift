@@ -124,20 +124,6 @@ public struct Texts: Equatable, Sendable {
     }
 }
 
-extension String {
-    /// Every occurrence of `target` replaced (Foundation-free).
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = "", rest = self[...]
-        while let r = rest.firstRange(of: target) {
-            out += rest[..<r.lowerBound]
-            out += replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
-    }
-}
-
 /// The shipped tables, and the checks an operator's `[text]` table goes through.
 public enum TextCatalog {
     public static func table(_ code: String) -> [String: String] {
