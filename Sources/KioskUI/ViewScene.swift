@@ -33,7 +33,9 @@ open class ViewScene: Responder, Scene {
             guard texts != oldValue else { return }
             view.layoutIsRightToLeft = texts.isRightToLeft
             applyTexts()
-            if view.info.size.width > 1 { layout(view: view) }
+            // Not before the first real layout: laid out at the default size first, the views
+            // would then animate from there into place (the tiles flew in).
+            if hasLaidOut { layout(view: view) }
         }
     }
     /// Sets every text the scene shows from `texts` (after `build`, and on a new language).
@@ -55,7 +57,11 @@ open class ViewScene: Responder, Scene {
     /// Whether `view` is shown on its own (not in a shell's window).
     private var isOnItsOwn: Bool { view.root === host }
 
+    /// Whether `layout(_:)` has run: the view has the display's size, not the default.
+    public private(set) var hasLaidOut = false
+
     open func layout(_ info: DisplayInfo) {
+        hasLaidOut = true
         view.info = info
         if isOnItsOwn { host.setDisplay(info) }
         view.frame = Rect(origin: .zero, size: info.size)

@@ -272,3 +272,22 @@ import Glibc
         }
     }
 }
+
+@Suite struct LanguageBeforeLayoutTests {
+    /// A scene given its language before its first layout (the shell makes scenes so) is laid
+    /// out once, at the display's size: its views do not fly in from the default size.
+    @Test func aLanguageSetBeforeTheFirstLayoutDoesNotAnimateTheSceneIntoPlace() throws {
+        func board(_ code: String) throws -> Image {
+            let scene = TileBoardScene(fonts: testFonts)
+            scene.texts = Texts(Language.named(code)!)
+            let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1280, height: 720)))
+            r.renderFrame()
+            #expect(!scene.view.isAnimating, "\(code): the tiles are moving at the first frame")
+            return r.image
+        }
+        let en = try board("en"), ar = try board("ar")
+        var differ = 0
+        for y in stride(from: 0, to: 560, by: 4) { for x in stride(from: 0, to: 1280, by: 4) where en.pixel(x: x, y: y) != ar.pixel(x: x, y: y) { differ += 1 } }
+        #expect(differ == 0, "the boards differ in \(differ) sampled pixels above the hint")
+    }
+}
