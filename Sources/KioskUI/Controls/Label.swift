@@ -238,6 +238,10 @@ open class Label: View {
     /// spaces (" "), and between Chinese or Japanese characters (""), which have no spaces —
     /// but never before closing punctuation or a small kana, nor after an opening bracket.
     package static func breakPieces(_ para: Substring) -> [(String, String)] {
+        // Most text has no such characters: words at spaces, without a look at each character.
+        guard para.unicodeScalars.contains(where: { $0.value >= 0x2E80 }) else {
+            return para.split(separator: " ").map { (String($0), " ") }
+        }
         var pieces: [(String, String)] = []
         for word in para.split(separator: " ") {
             var joiner = " ", current = ""
