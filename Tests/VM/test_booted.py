@@ -309,6 +309,24 @@ class TestPanelWithGPU:
             gpu.vm.run("sed -i 's/^rotate = 90 /# rotate = 0 /' /etc/kiosk/kiosk.toml")
         wait_for("upright again", lambda: accent_box(gpu.screen("upright")) is not None, timeout=15)
 
+    def test_the_systems_locale_is_the_kiosks_language(self, gpu):
+        """The locale as `dpkg-reconfigure locales` sets it (/etc/default/locale), which a
+        systemd service need not get in its environment: the kiosk reads it and speaks French."""
+        # Debian 13 links /etc/default/locale to /etc/locale.conf: the file written is the real one.
+        real = gpu.vm.out("readlink -f /etc/default/locale").strip()
+        gpu.vm.run(f"cp -a {real} {real}.vmtest 2>/dev/null; printf 'LANG=fr_FR.UTF-8\\n' > {real}")
+        try:
+            gpu.restart()
+            wait_for("the kiosk in French", lambda: "language: fr (Français)" in gpu.journal(), timeout=30)
+        finally:
+            gpu.vm.run(f"if [ -e {real}.vmtest ]; then mv {real}.vmtest {real}; else rm -f {real}; fi")
+        gpu.restart()
+
+        def english_again():
+            j = gpu.journal()
+            return j.rfind("language: en (English)") > j.rfind("language: fr (Français)")
+        wait_for("the kiosk in English again", english_again, timeout=30)
+
     def test_an_upgrade_keeps_the_operators_settings_and_restarts_the_kiosk(self, gpu, deb, tmp_path):
         gpu.vm.run("sed -i 's/^idle_timeout = 120 /idle_timeout = 900 /' /etc/kiosk/kiosk.toml")
         before = gpu.kiosk_pid()

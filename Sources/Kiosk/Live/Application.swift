@@ -197,6 +197,9 @@ final class Application: WindowDelegate, InputSink {
 
     func window(_ window: Window, didChange info: DisplayInfo) {
         log.info("display: \(info.size) pt, scale \(info.scale), rotation \(info.rotation)")
+        let s = settings.current, others = s.visitorTexts.dropFirst().map(\.language.code)
+        let choice = others.isEmpty ? "" : "; visitors may switch to \(others.joined(separator: ", "))"
+        log.notice("language: \(s.language.code) (\(s.language.name))\(choice)")
         if let stage {
             stage.setBufferRotation(window.bufferRotation)
             stage.relayout(info)

@@ -66,11 +66,16 @@ struct Settings: Equatable {
         ([language] + languages.filter { $0 != language }).map(texts(for:))
     }
 
-    /// The locale's language (LC_ALL, LC_MESSAGES, LANG), English without one.
+    /// The locale's language (LC_ALL, LC_MESSAGES, LANG; else the system's locale files),
+    /// English without one.
     static func localeLanguage() -> Language {
         var env: [String: String] = [:]
         for k in ["LC_ALL", "LC_MESSAGES", "LANG"] { if let v = getenv(k) { env[k] = String(cString: v) } }
-        return Language.fromLocale(env)
+        let files = ["/etc/locale.conf", "/etc/default/locale"].compactMap { path -> String? in
+            guard case .success(let bytes) = readRegularFile(path, limit: 16 * 1024) else { return nil }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return Language.fromLocale(env, files: files)
     }
 
     struct ConfiguredText: Equatable {

@@ -29,12 +29,32 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The language of the locale in `environment` (LC_ALL, LC_MESSAGES, then LANG, as
-    /// gettext reads them), English for "C", "POSIX", none, or one without a table.
-    public static func fromLocale(_ environment: [String: String]) -> Language {
-        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-            if let v = environment[key], !v.isEmpty { return named(v) ?? english }
+    /// gettext reads them), else in the system's locale files' text (`/etc/locale.conf`,
+    /// `/etc/default/locale`: a service may start with no locale or systemd's "C.UTF-8");
+    /// English for "C", "POSIX", none, or one without a table.
+    public static func fromLocale(_ environment: [String: String], files: [String] = []) -> Language {
+        let keys = ["LC_ALL", "LC_MESSAGES", "LANG"]
+        func chosen(_ values: [String: String]) -> String? {
+            keys.lazy.compactMap { values[$0] }.first { !$0.isEmpty && !isUnset($0) }
+        }
+        if let v = chosen(environment) { return named(v) ?? english }
+        for text in files {
+            var values: [String: String] = [:]
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                let key = parts[0].trimmingSpaces, value = parts[1].trimmingSpaces.trimmingQuotes
+                if keys.contains(key) { values[key] = value }
+            }
+            if let v = chosen(values) { return named(v) ?? english }
         }
         return english
+    }
+
+    /// "C", "POSIX", "C.UTF-8": no language chosen.
+    private static func isUnset(_ locale: String) -> Bool {
+        let base = locale.prefix { $0 != "." }
+        return base == "C" || base == "POSIX"
     }
 
     /// CLDR's cardinal plural category of `n` ("zero", "one", "two", "few", "many", "other").
@@ -191,5 +211,19 @@ public enum TextCatalog {
             }
         }
         return a.isEmpty ? b.count : row[b.count]
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}
+
+extension String {
+    /// Without one pair of surrounding quotes, as shell-style files write values.
+    var trimmingQuotes: String {
+        guard count >= 2, let f = first, f == "\"" || f == "'", last == f else { return self }
+        return String(dropFirst().dropLast())
     }
 }
