@@ -30,10 +30,12 @@ final class SettingsController {
 
     static func load(configPath: String?, overrides: Overrides, store: StateStore?, log: Logger,
                      reloading: Bool = false) -> Settings? {
+        // The locale once (two small files at most), for the file and for no file alike.
+        let locale = Settings.localeLanguage()
         var s = Settings()
-        s.language = Settings.localeLanguage()
+        s.language = locale
         if let path = configPath ?? Settings.defaultPath() {
-            let (loaded, problems) = Settings.read(path: path)
+            let (loaded, problems) = Settings.read(path: path, locale: locale)
             for p in problems { log.warning("\(p)") }
             if let loaded { s = loaded } else if reloading {
                 log.warning("\(path) not applied: the kiosk keeps the settings it has")

@@ -136,10 +136,10 @@ struct Settings: Equatable {
 
     /// Like `load`, but nil when the file as a whole was refused (unreadable, not a file, too
     /// large, not TOML): a running kiosk then keeps the settings it has.
-    static func read(path: String) -> (Settings?, [Problem]) {
+    static func read(path: String, locale: Language = localeLanguage()) -> (Settings?, [Problem]) {
         switch readRegularFile(path, limit: TOML.Limits().maxBytes) {
         case .success(let bytes):
-            let (s, problems) = parse(bytes, file: path, locale: localeLanguage())
+            let (s, problems) = parse(bytes, file: path, locale: locale)
             return (problems.contains { $0.wholeFile } ? nil : s, problems)
         case .failure(let why):
             return (nil, [Problem(file: path, line: 1, column: 1, message: why.description, wholeFile: true)])
@@ -291,16 +291,16 @@ struct Settings: Equatable {
     /// `[text]`: the operator's words for the kiosk's language; `[text.fr]` and the like for
     /// another. A key written bare (`tiles.hint = …`, a nested table in TOML) counts as quoted.
     private static func texts(_ t: TOML.Table, into s: inout Settings, _ problem: Report) {
-        func collect(_ t: TOML.Table, prefix: String, language: Language, _ out: inout [String: String]) {
+        func collect(_ t: TOML.Table, prefix: String, _ out: inout [String: String]) {
             for k in t.keys {
                 let node = t[k]!, key = prefix + k
-                if prefix.isEmpty, let l = Language.named(k), l.code == k {
+                if prefix.isEmpty, Language.named(k)?.code == k {
                     guard let sub = node.table else { problem(node, "'text.\(k)' must be a section ([text.\(k)])"); continue }
                     var table = s.textOverrides[k] ?? [:]
-                    collect(sub, prefix: "", language: l, &table)
+                    collect(sub, prefix: "", &table)
                     s.textOverrides[k] = table
                 } else if let sub = node.table {
-                    collect(sub, prefix: key + ".", language: language, &out)
+                    collect(sub, prefix: key + ".", &out)
                 } else if let text = node.string {
                     if let why = TextCatalog.problem(key: key, value: text) { problem(node, why); continue }
                     out[key] = text
@@ -312,7 +312,7 @@ struct Settings: Equatable {
             }
         }
         var own: [String: String] = [:]
-        collect(t, prefix: "", language: s.language, &own)
+        collect(t, prefix: "", &own)
         s.textOverrides[s.language.code, default: [:]].merge(own) { _, mine in mine }
     }
 

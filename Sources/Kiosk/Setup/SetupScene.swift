@@ -39,7 +39,7 @@ final class SetupScene: ViewScene {
     /// Opened from the admin panel: "Done" rather than "Start the kiosk".
     private let fromAdmin: Bool
     /// The kiosk's words in a language, with the operator's own (`[text]`).
-    private var textsFor: (Language) -> Texts = { Texts($0) }
+    private let textsFor: (Language) -> Texts
 
     let touchTest: TouchTestScene
     private let header = View(), footer = View()
@@ -63,11 +63,11 @@ final class SetupScene: ViewScene {
         self.stage = stage
         self.fromAdmin = fromAdmin
         self.onFinish = onFinish
+        textsFor = settings.texts(for:)
         touchTest = TouchTestScene(fonts: fonts, scheduler: scheduler)
         super.init(name: "setup", fonts: fonts, scheduler: scheduler)
         scenes.choose(visible: settings.scenes.filter(SceneCatalog.visitorScenes.contains), start: settings.start)
         scenes.language = settings.language
-        textsFor = settings.texts(for:)
         rotation.current = settings.rotate
         // The operator's language, whatever a visitor chose last.
         texts = settings.kioskTexts

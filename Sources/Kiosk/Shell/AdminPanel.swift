@@ -55,7 +55,7 @@ final class AdminPanel: ViewScene {
     /// `lock` is the kiosk's: wrong PINs counted by an earlier panel still count here.
     init(fonts: FontCache, scheduler: Scheduler, settings: Settings, lock: AdminLock = AdminLock(),
          onFinish: @escaping (Outcome) -> Void) {
-        let padSide = settings.padSide ?? (settings.language.isRightToLeft ? .left : .right)
+        let padSide = settings.padSide ?? .trailing(rightToLeft: settings.language.isRightToLeft)
         values = PanelSettings(speed: settings.words.speed, padLeft: padSide == .left,
                                idleTimeout: settings.idleTimeout, rotate: settings.rotate.quarterTurns)
         initial = values

@@ -19,11 +19,15 @@ struct LanderSaved: Codable, Equatable {
 /// overlay, double tap to start again, and the flight kept across restarts.
 public final class LanderScene: ViewScene {
     public internal(set) var model: LanderModel
-    public enum Side: Sendable { case left, right }
+    public enum Side: Sendable {
+        case left, right
+        /// The side a language reads toward: where the pad goes when no side is set.
+        public static func trailing(rightToLeft: Bool) -> Side { rightToLeft ? .left : .right }
+    }
     /// Which bottom corner the pad starts in (a setting; moving it by hand overrides this);
     /// nil: the trailing one — right, or left in a right-to-left language.
     public var padSide: Side?
-    var effectivePadSide: Side { padSide ?? (view.isRightToLeft ? .left : .right) }
+    var effectivePadSide: Side { padSide ?? .trailing(rightToLeft: view.isRightToLeft) }
     private let store: SceneStore?
     private let themeDirectory: String?
     private let report: (String) -> Void
