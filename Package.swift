@@ -8,7 +8,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // wayland-scanner output for the vendored protocols plus tiny C shims for what Swift
@@ -37,11 +36,7 @@ let package = Package(
         // The layers, each a module whose dependencies point down the data flow: the compiler
         // rejects an import the other way (Tests/E2E/test_layers.py shows it).
         // Plain values every layer shares: geometry, events, keys, clock, random, colour, log.
-        .target(
-            name: "KioskCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
-            path: "Sources/KioskCore"
-        ),
+        .target(name: "KioskCore", path: "Sources/KioskCore"),
         // Drawing: pixman canvases and regions, fcft text, PNG.
         .target(
             name: "KioskRender",
@@ -72,7 +67,6 @@ let package = Package(
             dependencies: [
                 "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "CSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Kiosk"
         ),

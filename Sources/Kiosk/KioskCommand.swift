@@ -1,5 +1,4 @@
 import ArgumentParser
-import Logging
 #if canImport(Glibc)
 import Glibc
 #endif

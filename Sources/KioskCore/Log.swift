@@ -1,4 +1,3 @@
-import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,13 +6,56 @@ import Glibc
 /// where timestamps are added already. When stderr is the journal's stream (systemd says so
 /// in `JOURNAL_STREAM`), each line starts with its syslog priority, `<4>` for a warning, which
 /// journald strips and records: `journalctl -p warning -u kiosk` then finds them.
-package struct StderrLogHandler: LogHandler {
-    package var metadata: Logger.Metadata = [:]
-    package var logLevel: Logger.Level
+///
+/// The kiosk's own, not swift-log's: the arm64 package is built by Debian's Swift 6.0, which
+/// cannot build swift-log 1.16 (docs/cross-building.md).
+package struct Logger: Sendable {
+    /// swift-log's and syslog's levels, least severe first.
+    package enum Level: Int, Comparable, Sendable, CustomStringConvertible {
+        case trace, debug, info, notice, warning, error, critical
+
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+
+        package var description: String {
+            switch self {
+            case .trace: return "trace"
+            case .debug: return "debug"
+            case .info: return "info"
+            case .notice: return "notice"
+            case .warning: return "warning"
+            case .error: return "error"
+            case .critical: return "critical"
+            }
+        }
+    }
+
+    /// Messages below this level are not even formatted.
+    package var logLevel: Level
     let prefixesPriority: Bool
-    init(level: Logger.Level, prefixesPriority: Bool = StderrLogHandler.stderrIsJournal()) {
+
+    package init(level: Level, prefixesPriority: Bool = Logger.stderrIsJournal()) {
         logLevel = level
         self.prefixesPriority = prefixesPriority
+    }
+
+    package func trace(_ message: @autoclosure () -> String) { log(.trace, message) }
+    package func debug(_ message: @autoclosure () -> String) { log(.debug, message) }
+    package func info(_ message: @autoclosure () -> String) { log(.info, message) }
+    package func notice(_ message: @autoclosure () -> String) { log(.notice, message) }
+    package func warning(_ message: @autoclosure () -> String) { log(.warning, message) }
+    package func error(_ message: @autoclosure () -> String) { log(.error, message) }
+    package func critical(_ message: @autoclosure () -> String) { log(.critical, message) }
+
+    package func log(_ level: Level, _ message: () -> String) {
+        guard level >= logLevel else { return }
+        var bytes = Array(Logger.line(level, message(), prefixesPriority: prefixesPriority).utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// The line as written: notices (the kiosk's ordinary news) carry no level word.
+    static func line(_ level: Level, _ message: String, prefixesPriority: Bool) -> String {
+        let prefix = prefixesPriority ? "<\(priority(level))>" : ""
+        return "\(prefix)kiosk: \(level == .notice ? "" : "\(level): ")\(message)\n"
     }
 
     /// Whether `JOURNAL_STREAM` ("device:inode") names the file stderr is.
@@ -26,7 +68,7 @@ package struct StderrLogHandler: LogHandler {
     }
 
     /// syslog priorities (sd-daemon.h's SD_ERR and friends).
-    static func priority(_ level: Logger.Level) -> Int {
+    static func priority(_ level: Level) -> Int {
         switch level {
         case .trace, .debug: return 7
         case .info: return 6
@@ -36,24 +78,11 @@ package struct StderrLogHandler: LogHandler {
         case .critical: return 2
         }
     }
-    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    package func log(event: LogEvent) {
-        let level = event.level
-        let prefix = prefixesPriority ? "<\(StderrLogHandler.priority(level))>" : ""
-        let text = "\(prefix)kiosk: \(level == .notice ? "" : "\(level): ")\(event.message)\n"
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
-    }
 }
 
 package typealias KioskLog = Logger
 
 /// A logger for this process at `verbose` (debug) or normal (notice) level.
 package func makeLogger(verbose: Bool) -> Logger {
-    var logger = Logger(label: "kiosk") { _ in StderrLogHandler(level: verbose ? .debug : .notice) }
-    logger.logLevel = verbose ? .debug : .notice
-    return logger
+    Logger(level: verbose ? .debug : .notice)
 }

@@ -1,5 +1,4 @@
 import CWayland
-import Logging
 #if canImport(Glibc)
 import Glibc
 #endif

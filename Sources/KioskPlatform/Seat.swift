@@ -1,6 +1,5 @@
 import CWayland
 import CXKBCommon
-import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -324,26 +323,29 @@ package final class Seat {
         orientation: { _, _, _, _ in }
     ))
 
-    nonisolated(unsafe) private static let pointerListener = makeListener(wl_pointer_listener(
-        enter: { data, pointer, serial, _, x, y in
+    // Built against Debian 12's and 13's libwayland headers alike: events a newer header adds
+    // (axis_relative_direction, wl_seat 9) stay nil, and the seat is bound at 8, so none is sent.
+    nonisolated(unsafe) private static let pointerListener: UnsafeMutablePointer<wl_pointer_listener> = {
+        var l = wl_pointer_listener()
+        l.enter = { data, pointer, serial, _, x, y in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
             // A kiosk shows no cursor: a touch panel reports no pointer, a mouse is for service.
             wl_pointer_set_cursor(pointer, serial, nil, 0, 0)
             s.pointerLocation = Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))
             s.log.debug("pointer entered at \(Int(s.pointerLocation.x)),\(Int(s.pointerLocation.y))")
-        },
-        leave: { data, _, _, _ in
+        }
+        l.leave = { data, _, _, _ in
             guard let s = ListenerToken.owner(data, as: Seat.self), s.pointerDown else { return }
             s.pointerDown = false
             s.deliverPointer(.cancelled)
-        },
-        motion: { data, _, time, x, y in
+        }
+        l.motion = { data, _, time, x, y in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
             s.pointerLocation = Point(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))
             s.pointerTime = s.eventTime(time)
             if s.pointerDown { s.deliverPointer(.moved) }
-        },
-        button: { data, _, _, time, button, state in
+        }
+        l.button = { data, _, _, time, button, state in
             // BTN_LEFT from linux/input-event-codes.h.
             guard let s = ListenerToken.owner(data, as: Seat.self), button == 0x110 else { return }
             s.pointerTime = s.eventTime(time)
@@ -351,14 +353,15 @@ package final class Seat {
             guard pressed != s.pointerDown else { return }
             s.pointerDown = pressed
             s.deliverPointer(pressed ? .began : .ended)
-        },
-        axis: { _, _, _, _, _ in },
-        frame: { _, _ in },
-        axis_source: { _, _, _ in },
-        axis_stop: { _, _, _, _ in },
-        axis_discrete: { _, _, _, _ in },
-        axis_value120: { _, _, _, _ in }
-    ))
+        }
+        l.axis = { _, _, _, _, _ in }
+        l.frame = { _, _ in }
+        l.axis_source = { _, _, _ in }
+        l.axis_stop = { _, _, _, _ in }
+        l.axis_discrete = { _, _, _, _ in }
+        l.axis_value120 = { _, _, _, _ in }
+        return makeListener(l)
+    }()
 
     nonisolated(unsafe) private static let keyboardListener = makeListener(wl_keyboard_listener(
         keymap: { data, _, format, fd, size in

@@ -158,4 +158,3 @@ final class BufferChain {
     }
 }
 
-import Logging

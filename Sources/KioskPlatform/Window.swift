@@ -1,5 +1,4 @@
 import CWayland
-import Logging
 import KioskCore
 import KioskRender
 
@@ -446,21 +445,25 @@ package final class Window {
     nonisolated(unsafe) private static let frameListener = makeListener(wl_callback_listener(
         done: { data, _, milliseconds in ListenerToken.owner(data, as: Window.self)?.frameDone(milliseconds: milliseconds) }
     ))
-    nonisolated(unsafe) private static let surfaceListener = makeListener(wl_surface_listener(
-        enter: { data, _, output in
+    // Built against Debian 12's and 13's libwayland headers alike: events a newer header adds
+    // (preferred_buffer_scale and _transform, wl_compositor 6) stay nil; it is bound at 5 at most.
+    nonisolated(unsafe) private static let surfaceListener: UnsafeMutablePointer<wl_surface_listener> = {
+        var l = wl_surface_listener()
+        l.enter = { data, _, output in
             guard let w = ListenerToken.owner(data, as: Window.self), let output else { return }
             w.enteredOutputs.append(output)
             // Logged because it is the moment the compositor shows the surface (tests wait on it).
             let name = w.display.outputs.values.first { $0.proxy == output }?.name ?? ""
             w.log.debug("surface entered output \(name.isEmpty ? "(unnamed)" : name)")
             w.outputsChanged()
-        },
-        leave: { data, _, output in
+        }
+        l.leave = { data, _, output in
             guard let w = ListenerToken.owner(data, as: Window.self) else { return }
             w.enteredOutputs.removeAll { $0 == output }
             w.outputsChanged()
         }
-    ))
+        return makeListener(l)
+    }()
     nonisolated(unsafe) private static let xdgSurfaceListener = makeListener(xdg_surface_listener(
         configure: { data, _, serial in ListenerToken.owner(data, as: Window.self)?.configure(serial: serial) }
     ))

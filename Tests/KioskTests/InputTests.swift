@@ -1,4 +1,3 @@
-import Logging
 import Testing
 @testable import Kiosk
 @testable import KioskPlatform
@@ -160,7 +159,9 @@ import Testing
     }
 
     @Test func journalPrioritiesFollowSyslog() {
-        #expect([Logger.Level.debug, .info, .notice, .warning, .error, .critical].map(StderrLogHandler.priority) == [7, 6, 5, 4, 3, 2])
-        #expect(!StderrLogHandler.stderrIsJournal(nil) && !StderrLogHandler.stderrIsJournal("1:2:3") && !StderrLogHandler.stderrIsJournal("0:0"))
+        #expect([Logger.Level.debug, .info, .notice, .warning, .error, .critical].map(Logger.priority) == [7, 6, 5, 4, 3, 2])
+        #expect(!Logger.stderrIsJournal(nil) && !Logger.stderrIsJournal("1:2:3") && !Logger.stderrIsJournal("0:0"))
+        #expect(Logger.line(.warning, "w", prefixesPriority: true) == "<4>kiosk: warning: w\n")
+        #expect(Logger.line(.notice, "n", prefixesPriority: false) == "kiosk: n\n")
     }
 }

@@ -1,4 +1,3 @@
-import Logging
 import KioskCore
 import KioskRender
 import KioskUI

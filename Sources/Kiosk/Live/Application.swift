@@ -1,4 +1,3 @@
-import Logging
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -72,4 +72,3 @@ final class ScenePreparation: @unchecked Sendable {
     }
 }
 
-import Logging

@@ -1,6 +1,5 @@
 import ArgumentParser
 import KioskCore
-import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
