@@ -32,6 +32,31 @@ import Testing
         #expect((try? CompositorChoice.choose(requested: nil, cards: [plain, second], installed: both).get())?.compositor == .cage)
     }
 
+    /// A Raspberry Pi's v3d (or vgem) only renders and may be card0; the display is vc4's.
+    @Test func aRenderOnlyDeviceIsNeverTheDisplay() {
+        let renderOnly = DisplayCard(name: "card0", driver: "vgem", primeImport: true, hasDisplay: false)
+        let display = DisplayCard(name: "card1", driver: "virtio_gpu", primeImport: true)
+        let c = try? CompositorChoice.choose(requested: nil, cards: [renderOnly, display], installed: both, cageVersion: CageVersion([0, 2, 0])).get()
+        #expect(c?.reason == "cage 0.2.0 drives card1 (virtio_gpu); card0 (vgem) has no display" && c?.devices == ["card1"])
+        // Debian 12: the render-only device's PRIME import does not make the display cage's.
+        let simple = DisplayCard(name: "card1", driver: "simpledrm", primeImport: false)
+        let old = try? CompositorChoice.choose(requested: nil, cards: [renderOnly, simple], installed: both).get()
+        #expect(old?.compositor == .weston && old?.devices == ["card1"])
+        let asked = try? CompositorChoice.choose(requested: .weston, cards: [renderOnly, display], installed: both).get()
+        #expect(asked?.devices == ["card1"] && asked?.reason == "as asked (--compositor weston); card0 (vgem) has no display")
+        #expect((try? CompositorChoice.choose(requested: nil, cards: [display], installed: both).get())?.devices == [])
+        #expect(CompositorChoice.choose(requested: nil, cards: [renderOnly], installed: both) == .failure(.renderOnly("card0 (vgem)")))
+        #expect(SessionError.renderOnly("card0 (v3d)").description.hasPrefix("card0 (v3d): render-only, no display device yet"))
+    }
+
+    @Test func theCompositorIsGivenTheDisplayDevice() {
+        let cage = CompositorLaunch.make(.cage, kiosk: "/usr/bin/kiosk", extra: [], runtimeDirectory: "/run/kiosk", devices: ["card1"])
+        #expect(cage.defaults["WLR_DRM_DEVICES"] == "/dev/dri/card1")
+        let weston = CompositorLaunch.make(.weston, kiosk: "/usr/bin/kiosk", extra: [], runtimeDirectory: "/run/kiosk", devices: ["card1"])
+        #expect(weston.arguments.last == "--drm-device=card1")
+        #expect(CompositorLaunch.make(.cage, kiosk: "/usr/bin/kiosk", extra: [], runtimeDirectory: "/run/kiosk").defaults["WLR_DRM_DEVICES"] == nil)
+    }
+
     @Test func withoutWestonCageIsTriedWithAWarning() {
         let c = try? CompositorChoice.choose(requested: nil, cards: [plain], installed: [.cage]).get()
         #expect(c?.compositor == .cage)

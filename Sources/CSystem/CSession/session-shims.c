@@ -248,6 +248,27 @@ int kiosk_drm_driver_name(int fd, char *buf, size_t size)
     return 0;
 }
 
+/* <drm/drm_mode.h>: struct drm_mode_card_res and DRM_IOCTL_MODE_GETRESOURCES. With null arrays
+ * the kernel only fills in the counts. */
+struct kiosk_drm_mode_card_res {
+    uint64_t fb_id_ptr, crtc_id_ptr, connector_id_ptr, encoder_id_ptr;
+    uint32_t count_fbs, count_crtcs, count_connectors, count_encoders;
+    uint32_t min_width, max_width, min_height, max_height;
+};
+#define KIOSK_DRM_IOCTL_MODE_GETRESOURCES _IOWR('d', 0xA0, struct kiosk_drm_mode_card_res)
+
+int kiosk_drm_connector_count(int fd)
+{
+    struct kiosk_drm_mode_card_res res;
+    memset(&res, 0, sizeof res);
+    int r;
+    do {
+        r = ioctl(fd, KIOSK_DRM_IOCTL_MODE_GETRESOURCES, &res);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0) return -1;
+    return res.count_crtcs > 0 ? (int)res.count_connectors : 0;
+}
+
 static socklen_t address(const char *name, int abstract, struct sockaddr_un *sa)
 {
     memset(sa, 0, sizeof *sa);

@@ -15,6 +15,9 @@ struct DisplayCard: Equatable, Sendable {
     /// framebuffers such as bochs (qemu's standard VGA) and simpledrm lack. wlroots 0.18 (cage
     /// 0.2.0, Debian 13) drives them (seen on bochs in `make vm`).
     var primeImport: Bool
+    /// Whether it drives a display (mode setting, connectors): not a render-only device such as
+    /// a Raspberry Pi's v3d (its display is vc4's) or vgem, which may well be card0.
+    var hasDisplay = true
 
     var described: String { "\(name) (\(driver))" }
 }
@@ -25,25 +28,42 @@ struct CompositorChoice: Equatable, Sendable {
     var reason: String
     /// Said at warning level when the choice is a last resort.
     var warning: String?
+    /// The display devices the compositor is told to use ("card1"): only where a render-only
+    /// device is present too, which it might otherwise take; empty leaves it its own choice.
+    var devices: [String] = []
 
     /// Decides from the display devices present, the compositors installed and cage's version
     /// (`cage -v`); `requested` (the `--compositor` option) wins when it is installed. Nil with
     /// a reason when no compositor can run yet (systemd starts the unit again).
     static func choose(requested: Compositor?, cards: [DisplayCard], installed: Set<Compositor>,
                        cageVersion: CageVersion? = nil) -> Result<CompositorChoice, SessionError> {
+        let displays = cards.filter(\.hasDisplay)
+        let renderOnly = cards.filter { !$0.hasDisplay }
+        if !cards.isEmpty, displays.isEmpty { return .failure(.renderOnly(describe(renderOnly))) }
+        return compositor(requested: requested, displays: displays, installed: installed, cageVersion: cageVersion).map { choice in
+            guard !renderOnly.isEmpty else { return choice }
+            var pinned = choice
+            pinned.devices = displays.map(\.name)
+            pinned.reason += "; \(describe(renderOnly)) \(renderOnly.count == 1 ? "has" : "have") no display"
+            return pinned
+        }
+    }
+
+    private static func compositor(requested: Compositor?, displays: [DisplayCard], installed: Set<Compositor>,
+                                   cageVersion: CageVersion?) -> Result<CompositorChoice, SessionError> {
         if let requested {
             guard installed.contains(requested) else { return .failure(.notInstalled(requested)) }
             return .success(CompositorChoice(compositor: requested, reason: "as asked (--compositor \(requested.rawValue))"))
         }
-        guard !cards.isEmpty else { return .failure(.noDisplay) }
-        let list = cards.map(\.described).joined(separator: ", ")
+        guard !displays.isEmpty else { return .failure(.noDisplay) }
+        let list = describe(displays)
         if installed.contains(.cage), let v = cageVersion, v.drivesPlainFramebuffers {
             return .success(CompositorChoice(compositor: .cage, reason: "cage \(v) drives \(list)"))
         }
-        if let card = cards.first(where: \.primeImport), installed.contains(.cage) {
+        if let card = displays.first(where: \.primeImport), installed.contains(.cage) {
             return .success(CompositorChoice(compositor: .cage, reason: "\(card.described) imports PRIME buffers, as cage 0.1.4 needs"))
         }
-        let why = cards.contains(where: \.primeImport) ? "cage is not installed" : "\(list) cannot import PRIME buffers, which cage 0.1.4 needs"
+        let why = displays.contains(where: \.primeImport) ? "cage is not installed" : "\(list) cannot import PRIME buffers, which cage 0.1.4 needs"
         if installed.contains(.weston) {
             return .success(CompositorChoice(compositor: .weston, reason: "\(why): weston drives it with its pixman renderer"))
         }
@@ -53,6 +73,8 @@ struct CompositorChoice: Equatable, Sendable {
         }
         return .failure(.noCompositor)
     }
+
+    private static func describe(_ cards: [DisplayCard]) -> String { cards.map(\.described).joined(separator: ", ") }
 }
 
 /// cage's version as `cage -v` prints it ("Cage version 0.2.0").
@@ -88,8 +110,20 @@ struct CompositorLaunch: Equatable, Sendable {
     var pamService: String?
 
     /// `kiosk`: the Kiosk executable cage runs; `extra`: the operator's own compositor options;
-    /// `runtimeDirectory`: where weston writes its log.
-    static func make(_ c: Compositor, kiosk: String, extra: [String], runtimeDirectory: String) -> CompositorLaunch {
+    /// `runtimeDirectory`: where weston writes its log; `devices`: the display devices it must
+    /// use (CompositorChoice.devices).
+    static func make(_ c: Compositor, kiosk: String, extra: [String], runtimeDirectory: String,
+                     devices: [String] = []) -> CompositorLaunch {
+        var launch = plain(c, kiosk: kiosk, extra: extra, runtimeDirectory: runtimeDirectory)
+        guard !devices.isEmpty else { return launch }
+        switch c {
+        case .cage: launch.defaults["WLR_DRM_DEVICES"] = devices.map { "/dev/dri/\($0)" }.joined(separator: ":")
+        case .weston: launch.arguments.append("--drm-device=\(devices[0])") // weston drives one device
+        }
+        return launch
+    }
+
+    private static func plain(_ c: Compositor, kiosk: String, extra: [String], runtimeDirectory: String) -> CompositorLaunch {
         switch c {
         case .cage:
             return CompositorLaunch(
@@ -126,6 +160,7 @@ struct CompositorLaunch: Equatable, Sendable {
 enum SessionError: Error, Equatable, CustomStringConvertible {
     case notInstalled(Compositor)
     case noDisplay
+    case renderOnly(String)
     case noCompositor
     case system(String)
 
@@ -133,6 +168,8 @@ enum SessionError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notInstalled(let c): return "\(c.rawValue) is not installed (\(c.path)): apt install \(c.rawValue)"
         case .noDisplay: return "no display device yet (/dev/dri/card*): is the panel's GPU driver loaded?"
+        case .renderOnly(let cards):
+            return "\(cards): render-only, no display device yet: is the display's driver loaded (on a Raspberry Pi, dtoverlay=vc4-kms-v3d in config.txt)?"
         case .noCompositor: return "neither cage nor weston is installed: apt install cage"
         case .system(let s): return s
         }

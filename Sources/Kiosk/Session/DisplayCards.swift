@@ -6,14 +6,15 @@ import Glibc
 /// The display devices of this machine, as the kernel describes them.
 enum DisplayCards {
     /// Every `/dev/dri/cardN`, in name order; a device that does not open (no permission,
-    /// going away) counts as one that cannot import.
+    /// going away) counts as one that cannot import, and as a display (it may be one).
     static func present(devices: String = "/dev/dri") -> [DisplayCard] {
         cardNames(in: devices).map { name in
             let fd = open("\(devices)/\(name)", O_RDWR | O_CLOEXEC | O_NOCTTY)
             defer { if fd >= 0 { close(fd) } }
             var caps: UInt64 = 0
             return DisplayCard(name: name, driver: fd >= 0 ? driver(fd) : "cannot open: \(String(cString: strerror(errno)))",
-                               primeImport: fd >= 0 && kiosk_drm_prime_caps(fd, &caps) == 0 && caps & 1 != 0)
+                               primeImport: fd >= 0 && kiosk_drm_prime_caps(fd, &caps) == 0 && caps & 1 != 0,
+                               hasDisplay: fd < 0 || kiosk_drm_connector_count(fd) > 0)
         }
     }
 

@@ -75,7 +75,8 @@ extension KioskCommand {
             guard let pw = account?.pointee else { throw fail(log, "session: no user \(user): reinstall the kiosk package (it creates the user)") }
             let runtime: String
             do { runtime = try runtimeDirectory(owner: asRoot ? pw : nil) } catch { throw fail(log, "session: \(error)") }
-            let launch = CompositorLaunch.make(choice.compositor, kiosk: ownExecutable(), extra: compositorOptions, runtimeDirectory: runtime)
+            let launch = CompositorLaunch.make(choice.compositor, kiosk: ownExecutable(), extra: compositorOptions, runtimeDirectory: runtime,
+                                              devices: choice.devices)
 
             var env = currentEnvironment()
             for (k, v) in launch.defaults where env[k] == nil { env[k] = v }

@@ -34,6 +34,9 @@ int kiosk_session_set_subreaper(void);
 int kiosk_drm_prime_caps(int fd, uint64_t *caps);
 /* The DRM driver's name ("virtio_gpu", "bochs-drm", "i915"…) into `buf`; -1 with errno. */
 int kiosk_drm_driver_name(int fd, char *buf, size_t size);
+/* How many display connectors an open DRM device drives (0 when it has no CRTC to drive them),
+ * or -1 with errno when it does no mode setting at all: a render-only device (v3d, vgem). */
+int kiosk_drm_connector_count(int fd);
 
 /* A datagram socket bound to the abstract name `name` (no leading NUL), receiving the sender's
  * credentials; -1 with errno. */
