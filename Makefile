@@ -12,7 +12,7 @@ PYTHON := /usr/bin/python3
 # alone would let it through whenever that module happens to be built first.
 LAYERS := --explicit-target-dependency-import-check error
 
-.PHONY: run test deps build module tools unit e2e vm vm-shell deb test-compositors fuzz soak generate bench clean
+.PHONY: run test deps build build-arm64 module tools unit e2e vm vm-shell deb test-compositors fuzz soak generate bench clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
@@ -30,6 +30,8 @@ deps:
 # - libstdc++ statically (nothing else loads it): the runtime's `-lstdc++` finds only the
 #   archive in STATIC_CXX, searched first (GCC's runtime library exception allows this);
 # - no exported symbols (nothing loads symbols from the kiosk);
+# - a build ID (dh_strip and debuggers find its debug symbols by it; Debian's Swift 6.0 does
+#   not ask lld for one);
 # - functions in the order of Packaging/link-order.txt (the screensaver's first, then the rest
 #   a running kiosk executes), one section per function, so the code it runs shares pages; the
 #   list is regenerated with Tests/E2E/tools/link_order.py (a name no longer found only loses
@@ -38,18 +40,32 @@ deps:
 STATIC_CXX := $(BUILD)/static-cxx
 LINK_ORDER := Packaging/link-order.txt
 LINK := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xswiftc -L$(abspath $(STATIC_CXX)) \
-	-Xlinker --no-export-dynamic -Xswiftc -Xfrontend -Xswiftc -function-sections \
+	-Xlinker --no-export-dynamic -Xlinker --build-id=sha1 -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --symbol-ordering-file=$(abspath $(LINK_ORDER)) -Xlinker --no-warn-symbol-ordering $(EXTRA_LINK)
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath $(LINK)
+# SwiftPM keeps its build plan when only the -X flags change, and does not relink when the
+# order file does: drop a plan made with other flags ($(1): the scratch folder, $(2): the
+# flags), and a binary older than the list ($(3)).
+define fresh-plan
+	@mkdir -p $(1) && if [ "$$(cat $(1)/release-flags 2>/dev/null)" != "$(2)" ]; then \
+		rm -f $(1)/release.yaml; printf '%s' "$(2)" > $(1)/release-flags; fi
+	@if [ -e $(3) ] && [ $(3) -ot $(LINK_ORDER) ]; then rm -f $(3); fi
+endef
 build:
 	@mkdir -p $(STATIC_CXX) && ln -sf "$$($(CC) -print-file-name=libstdc++.a)" $(STATIC_CXX)/libstdc++.a
 	@test -f $(STATIC_CXX)/libstdc++.a || { echo "make build: libstdc++.a not found (Debian package libstdc++-12-dev)" >&2; exit 1; }
-	@# SwiftPM keeps its build plan when only the -X flags change, and does not relink when the
-	@# order file does: drop a plan made with other flags, and a binary older than the list.
-	@if [ "$$(cat $(BUILD)/release-flags 2>/dev/null)" != "$(RELEASE_FLAGS)" ]; then \
-		rm -f $(BUILD)/release.yaml; printf '%s' "$(RELEASE_FLAGS)" > $(BUILD)/release-flags; fi
-	@if [ -e $(KIOSK) ] && [ $(KIOSK) -ot $(LINK_ORDER) ]; then rm -f $(KIOSK); fi
+	$(call fresh-plan,$(BUILD),$(RELEASE_FLAGS),$(KIOSK))
 	$(SWIFT) build $(LAYERS) $(RELEASE_FLAGS)
+
+# The arm64 kiosk, linked the same way, cross-built with Debian 13's own Swift in a Debian 13
+# root (Packaging/arm64.py; docs/cross-building.md): .build/arm64/release/kiosk. Building the
+# root needs root, as the booted-machine tests do.
+ARM64 := $(BUILD)/arm64/release/kiosk
+ARM64_FLAGS := $(subst $(abspath $(STATIC_CXX)),$(abspath $(BUILD)/arm64/static-cxx),$(RELEASE_FLAGS))
+build-arm64:
+	$(call fresh-plan,$(BUILD)/arm64,$(ARM64_FLAGS),$(ARM64))
+	@if [ "$$(id -u)" = 0 ]; then $(PYTHON) Packaging/arm64.py build $(LAYERS) $(ARM64_FLAGS); \
+	else echo "build-arm64: skipped (its Debian 13 root needs root)"; fi
 
 $(MODULE): Tests/E2E/weston-module/kiosk-test-input.c
 	@mkdir -p $(dir $@)
@@ -134,9 +150,11 @@ test-compositors: deps build
 	@./Packaging/install-deps.sh Packaging/desktop-compositors.txt
 	KIOSK_BIN=$(abspath $(KIOSK)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/Compositors
 
-# The Debian package: out/kiosk_<version>_<arch>.deb (see Packaging/build-deb.sh).
-deb: deps build
+# The Debian packages: out/kiosk_<version>_amd64.deb and, as root, out/kiosk_<version>_arm64.deb
+# (see Packaging/build-deb.sh).
+deb: deps build build-arm64
 	@./Packaging/build-deb.sh
+	@if [ "$$(id -u)" = 0 ]; then ./Packaging/build-deb.sh arm64; else echo "deb: the arm64 package skipped (its build needs root)"; fi
 
 generate:
 	./Protocols/generate.sh

@@ -3,27 +3,41 @@
 # a staging copy with debian/ beside the built files, then dpkg-buildpackage and debhelper
 # (install, strip, shlibdeps, man pages, systemd units, PAM, conffiles). The version is the one
 # `kiosk --version` prints; the package lands in out/kiosk_<version>_<arch>.deb.
+#
+# `build-deb.sh arm64`: the same package for arm64 from the cross-built kiosk (make build-arm64),
+# packaged in the Debian 13 root it was built in (Packaging/arm64.py) with dpkg-buildpackage -a,
+# so its dependencies are trixie's arm64 libraries. Version, icons and man page come from this
+# machine's kiosk either way: the same source.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 kiosk="$root/.build/release/kiosk"
 version=$("$kiosk" --version)
-arch=$(dpkg --print-architecture)
-stage="$root/.build/deb/kiosk-$version"
+native=$(dpkg --print-architecture)
+arch=${1:-$native}
+if [ "$arch" = "$native" ]; then
+    shipped="$kiosk" suite=bookworm deb_dir="$root/.build/deb" in_root="" options=""
+elif [ "$arch" = arm64 ]; then
+    shipped="$root/.build/arm64/release/kiosk" suite=trixie deb_dir="$root/.build/deb-arm64"
+    in_root="/usr/bin/python3 $root/Packaging/arm64.py run" options="-Pcross,nocheck"
+else
+    echo "build-deb.sh: no way to build for $arch (amd64 natively, arm64 from amd64)" >&2; exit 1
+fi
+stage="$deb_dir/kiosk-$version"
 # One date for the changelog and the man page: the last commit's, so a rebuild is the same.
 when=$(git -C "$root" log -1 --format=%at 2>/dev/null || date +%s)
 
-rm -rf "$root/.build/deb"
+rm -rf "$deb_dir"
 mkdir -p "$stage/dist/icons/scalable/apps"
 cp -r "$root/Packaging/debian" "$stage/debian"
 cat >"$stage/debian/changelog" <<EOC
-kiosk ($version) bookworm; urgency=medium
+kiosk ($version) $suite; urgency=medium
 
   * Release $version: see the project's history for the changes.
 
  -- Kiosk developers <developers@kiosk.example.org>  $(date -u -R -d "@$when")
 EOC
 
-install -m 0755 "$kiosk" "$stage/dist/kiosk"
+install -m 0755 "$shipped" "$stage/dist/kiosk"
 install -m 0644 "$root/Packaging/kiosk.toml.example" "$stage/dist/kiosk.toml"
 install -m 0644 "$root/Packaging/weston.ini" "$root/Packaging/kiosk.desktop" "$root/Packaging/man/kiosk.toml.5" "$stage/dist/"
 for size in 48 128 256; do
@@ -48,15 +62,18 @@ printf "$bytes" >"$stage/dist/cursor-theme/default/cursors/kiosk-hidden"
 # kiosk(1) from the command-line definitions: swift-argument-parser's generate-manual, the tool
 # behind its plugin, run on the release binary (the plugin would rebuild kiosk in .build/release
 # without the static runtime, replacing the binary this package ships).
-(cd "$root" && swift build --product generate-manual >"$root/.build/deb/manual.log" 2>&1 \
+(cd "$root" && swift build --product generate-manual >"$deb_dir/manual.log" 2>&1 \
     && "$root/.build/debug/generate-manual" "$kiosk" --output-directory "$stage/dist" \
         --date "$(date -u -d "@$when" +%Y-%m-%d)" --authors "Kiosk developers <developers@kiosk.example.org>" \
-        >>"$root/.build/deb/manual.log" 2>&1) \
-    || { cat "$root/.build/deb/manual.log"; exit 1; }
+        >>"$deb_dir/manual.log" 2>&1) \
+    || { cat "$deb_dir/manual.log"; exit 1; }
 
-(cd "$stage" && dpkg-buildpackage -b -us -uc >"$root/.build/deb/build.log" 2>&1) \
-    || { tail -40 "$root/.build/deb/build.log"; exit 1; }
+# -d: the kiosk is built already (make build), so the build dependencies dpkg-buildpackage would
+# check (build-essential, a cross compiler for arm64) are not needed; debhelper is.
+$in_root sh -c 'cd "$1" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -a "$2" $3 -d -b -us -uc' sh "$stage" "$arch" "$options" \
+    >"$deb_dir/build.log" 2>&1 \
+    || { tail -40 "$deb_dir/build.log"; exit 1; }
 mkdir -p "$root/out"
 deb="kiosk_${version}_${arch}.deb"
-mv "$root/.build/deb/$deb" "$root/out/$deb"
+mv "$deb_dir/$deb" "$root/out/$deb"
 echo "out/$deb"

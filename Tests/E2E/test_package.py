@@ -1,5 +1,6 @@
-"""End-to-end: the Debian package `make deb` builds — contents, lintian, the installed units —
-installed on this machine with dpkg and started once from there."""
+"""End-to-end: the Debian packages `make deb` builds — contents, lintian, the installed units —
+the amd64 one installed on this machine with dpkg and started once from there; the arm64 one
+(cross-built as root) checked by Debian 13's own tools in its build root (Tests/VM boots it)."""
 import os
 import re
 import shutil
@@ -14,6 +15,7 @@ from harness import KIOSK, ROOT, Kiosk, Weston, wait_until
 VERSION = subprocess.run([str(KIOSK), "--version"], capture_output=True, text=True).stdout.strip()
 ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
 DEB = ROOT / "out" / f"kiosk_{VERSION}_{ARCH}.deb"
+ARM64_DEB = ROOT / "out" / f"kiosk_{VERSION}_arm64.deb"
 
 # Every file the package ships, with its mode (directories are 0755 root:root).
 EXPECTED = {
@@ -73,9 +75,46 @@ def test_the_package_holds_what_a_kiosk_needs_and_nothing_else():
 
 
 def test_lintian_finds_nothing():
-    r = run("lintian", "--pedantic", "--fail-on", "error,warning", str(DEB))
+    assert_lintian_clean(run("lintian", "--pedantic", "--fail-on", "error,warning", str(DEB)))
+
+
+def assert_lintian_clean(r):
     problems = [l for l in (r.stdout + r.stderr).splitlines() if re.match(r"^[EWP]: ", l)]
-    assert r.returncode == 0 and not problems, "\n".join(problems)
+    assert r.returncode == 0 and not problems, "\n".join(problems) or r.stdout + r.stderr
+
+
+@pytest.fixture(scope="module")
+def arm64_deb():
+    if os.geteuid() != 0:
+        pytest.skip("the arm64 package is cross-built as root (make deb skipped it)")
+    assert ARM64_DEB.exists(), f"{ARM64_DEB} missing: make deb builds it as root"
+    return ARM64_DEB
+
+
+def test_the_arm64_package_is_the_same_kiosk_for_debian_13(arm64_deb):
+    """The same files as the amd64 package (Debian 13's debhelper puts units under /usr/lib), an
+    aarch64 kiosk with the Swift runtime inside, and trixie's arm64 library names as dependencies."""
+    listing = run("dpkg-deb", "-c", str(arm64_deb)).stdout.splitlines()
+    files = {l.split(None, 5)[5].lstrip("."): l.split()[0] for l in listing if not l.startswith("d")}
+    assert files == {p.replace("/lib/systemd/", "/usr/lib/systemd/"): m for p, m in EXPECTED.items()}
+    fields = dict(l.split(": ", 1) for l in run("dpkg-deb", "-f", str(arm64_deb), "Architecture", "Depends").stdout.splitlines())
+    assert fields["Architecture"] == "arm64"
+    depends = [d.strip().split(" ")[0] for d in fields["Depends"].split(",")]
+    for needed in ("libfcft4t64", "libpng16-16t64", "libwayland-client0", "cage", "xwayland", "seatd", "procps"):
+        assert needed in depends, fields["Depends"]
+    with_glibc = re.search(r"libc6 \(>= 2\.(\d+)\)", fields["Depends"])
+    assert with_glibc and int(with_glibc.group(1)) >= 38, fields["Depends"]  # trixie's runtime: Debian 13 only
+    binary = ROOT / ".build" / "arm64" / "release" / "kiosk"
+    header = run("readelf", "-h", "-d", str(binary)).stdout
+    assert "AArch64" in header, header
+    needed_libs = re.findall(r"Shared library: \[([^\]]+)\]", header)
+    assert needed_libs and not [n for n in needed_libs if "swift" in n or "stdc++" in n], needed_libs
+
+
+def test_lintian_finds_nothing_in_the_arm64_package(arm64_deb):
+    """Debian 13's lintian, in the root the package was built in."""
+    assert_lintian_clean(run("/usr/bin/python3", str(ROOT / "Packaging" / "arm64.py"), "run",
+                             "lintian", "--pedantic", "--fail-on", "error,warning", str(arm64_deb)))
 
 
 @pytest.fixture(scope="module")
