@@ -160,11 +160,13 @@ generate:
 	./Protocols/generate.sh
 
 # The whole-system cost table (live, kiosk and compositor CPU, PSS; several minutes), then the
-# headless frame timings. BENCH_ARGS=--quick for a rougher table in about five minutes.
+# headless frame timings, then what a frame costs at the Raspberry Pi panels' sizes in counts
+# that hold on any machine (callgrind). BENCH_ARGS=--quick for a rougher table in about five minutes.
 bench: deps build tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_STRICT=$(abspath $(STRICT)) $(PYTHON) Tests/E2E/tools/bench_table.py $(BENCH_ARGS)
 	$(KIOSK) bench --scene words --items 200 --label-size 333 --phrases 16 --frames 1000
 	$(KIOSK) bench --scene touch --size 1920x1080 --frames 2000 --items 1
+	$(PYTHON) Tests/E2E/tools/frame_cost.py
 
 clean:
 	rm -rf $(BUILD) out

@@ -182,6 +182,7 @@ extension KioskCommand {
         @Option(help: "words: how many phrases (1: the default phrase; 16: the peers' set).") var phrases: Int = 1
         @Option(help: "words: the phrases' script: latin, cjk (Chinese, Japanese, Korean) or emoji.") var script: String = "latin"
         @Option(help: "soak: simulated seconds of visitors and idle screensaver (RSS and open files at the end).") var seconds: Double = 600
+        @Flag(help: "lander: the engine held through the measured frames (the flame drawn, the ship climbing).") var engine = false
 
         func run() throws {
             let log = makeLogger(verbose: false)
@@ -239,8 +240,11 @@ extension KioskCommand {
                 result = runTouchBench(renderer: r, frames: frames, fingers: 1, path: .dragFromCentre)
                 print("workload drag at \(options.size) scale \(options.scale), one finger dragging a 50×50 view")
             default:
+                // The screensaver as configured by default, once its screen has filled.
+                if options.scene == "words" { r.run(until: 20) }
+                if engine { r.stage.scene.handle(KeyEvent(keysym: Key.space, text: " ", pressed: true, time: r.clock.now)) }
                 result = items == 0 ? runIdleBench(renderer: r, frames: frames) : runTouchBench(renderer: r, frames: frames, fingers: min(items, 10))
-                print("scene \(r.stage.scene.name) at \(options.size) scale \(options.scale), \(items) moving finger\(items == 1 ? "" : "s")")
+                print("scene \(r.stage.scene.name) at \(options.size) scale \(options.scale), \(items) moving finger\(items == 1 ? "" : "s")\(engine ? ", engine held" : "")")
             }
             print(result.report)
             print("peak RSS:      \(peakRSSKiB() / 1024) MiB")
