@@ -67,8 +67,7 @@ def make(out):
     version = enter(out / "root", "dpkg-query", "-W", "-f=${Version}", "swiftlang", capture=True).strip()
     download = out / "download"
     download.mkdir()
-    enter(out / "root", "sh", "-c", f"cd {download} && apt-get download -q swiftlang:arm64={version}",
-          binds=[download])
+    enter(out / "root", "sh", "-c", f"cd {download} && apt-get download -q swiftlang:arm64={version}")
     deb = next(download.glob("swiftlang_*_arm64.deb"))
     members = [f"./usr/libexec/swift/lib/{p}" for p in SWIFT_RESOURCES]
     tar = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
@@ -107,10 +106,10 @@ def built():
     return roots.cached(CACHE, f"{SUITE}-arm64", recipe, make)
 
 
-def enter(root, *cmd, binds=(), env=None, capture=False):
-    """Runs `cmd` in the build root as root, the project and `binds` at their own paths; its
-    output if `capture`. A failure ends this program with the command's status."""
-    r = subprocess.run([*roots.prefix(root, binds=[*BINDS, *binds]), "env", *[f"{k}={v}" for k, v in (env or {}).items()],
+def enter(root, *cmd, env=None, capture=False):
+    """Runs `cmd` in the build root as root, the project (where the download goes too) at its own
+    path; its output if `capture`. A failure ends this program with the command's status."""
+    r = subprocess.run([*roots.prefix(root, binds=BINDS), "env", *[f"{k}={v}" for k, v in (env or {}).items()],
                         *cmd], stdout=subprocess.PIPE if capture else None, text=True)
     if r.returncode != 0:
         raise SystemExit(f"arm64: `{' '.join(cmd)}` in the build root exited {r.returncode}")

@@ -29,6 +29,9 @@ when=$(git -C "$root" log -1 --format=%at 2>/dev/null || date +%s)
 rm -rf "$deb_dir"
 mkdir -p "$stage/dist/icons/scalable/apps"
 cp -r "$root/Packaging/debian" "$stage/debian"
+if [ "$suite" = trixie ]; then # weston suggested, not recommended (debian/control says why)
+    sed -i 's/^Recommends: weston, /Recommends: /; s/^Suggests: /Suggests: weston, /' "$stage/debian/control"
+fi
 cat >"$stage/debian/changelog" <<EOC
 kiosk ($version) $suite; urgency=medium
 

@@ -97,8 +97,12 @@ def test_the_arm64_package_is_the_same_kiosk_for_debian_13(arm64_deb):
     listing = run("dpkg-deb", "-c", str(arm64_deb)).stdout.splitlines()
     files = {l.split(None, 5)[5].lstrip("."): l.split()[0] for l in listing if not l.startswith("d")}
     assert files == {p.replace("/lib/systemd/", "/usr/lib/systemd/"): m for p, m in EXPECTED.items()}
-    fields = dict(l.split(": ", 1) for l in run("dpkg-deb", "-f", str(arm64_deb), "Architecture", "Depends").stdout.splitlines())
+    fields = dict(l.split(": ", 1) for l in run("dpkg-deb", "-f", str(arm64_deb), "Architecture", "Depends", "Recommends",
+                                                 "Suggests").stdout.splitlines())
     assert fields["Architecture"] == "arm64"
+    # Debian 13's cage drives every display: weston (and the ~130 packages libweston 14 brings)
+    # only for kiosk-weston.service.
+    assert fields["Recommends"] == "fonts-noto-core" and fields["Suggests"].startswith("weston, "), fields
     depends = [d.strip().split(" ")[0] for d in fields["Depends"].split(",")]
     for needed in ("libfcft4t64", "libpng16-16t64", "libwayland-client0", "cage", "xwayland", "seatd", "procps"):
         assert needed in depends, fields["Depends"]
