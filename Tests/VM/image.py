@@ -6,8 +6,15 @@ unpacking and configuring ~200 packages under software emulation takes minutes a
 package itself is installed by the tests with the README's `sudo apt install ./out/kiosk_….deb`:
 a dependency the package forgets to declare is missing here as on a fresh machine.
 
-Images are cached by what goes into them (this recipe, the agent, the suite and the package's
-dependency fields): `python3 Tests/VM/image.py DEB [SUITE]` builds one and prints its folder."""
+An arm64 image (for the arm64 package) is made the same way from Debian's arm64 packages, its
+maintainer scripts run by qemu-user through binfmt_misc (registered here if the machine has
+not), and it has a render-only DRM device (vgem) as card0, its display card1, as on a Raspberry
+Pi (v3d renders, vc4 drives the display).
+
+Images are cached by what goes into them (this recipe, the agent, the suite, the architecture and
+the package's dependency fields): `python3 Tests/VM/image.py DEB [SUITE]` builds one and prints
+its folder."""
+import fcntl
 import hashlib
 import shlex
 import os
@@ -25,7 +32,7 @@ SECURITY = "http://deb.debian.org/debian-security"
 # A plain booted Debian, plus what the tests use inside it: python3-evdev for the uinput
 # touchscreen, libinput-tools and procps to look.
 PACKAGES = [
-    "systemd-sysv", "udev", "dbus", "kmod", "linux-image-amd64", "login", "passwd", "sudo",
+    "systemd-sysv", "udev", "dbus", "kmod", "login", "passwd", "sudo",
     "procps", "python3", "python3-evdev", "libinput-tools", "e2fsprogs",
 ]
 # Per release, what its tests use besides: wlr-randr turns cage 0.2.0's output (it has no -r).
@@ -35,6 +42,11 @@ INITRAMFS_MODULES = ["virtio_pci", "virtio_blk", "ext4"]
 # Units that would wake a test machine for nothing (the idle check measures CPU).
 QUIET = ["apt-daily.timer", "apt-daily-upgrade.timer", "man-db.timer", "e2scrub_all.timer",
          "fstrim.timer", "dpkg-db-backup.timer", "systemd-tmpfiles-clean.timer"]
+
+# The serial console each architecture's machine has (vm.py): the PC's 16550, the virt board's PL011.
+CONSOLE = {"amd64": "ttyS0", "arm64": "ttyAMA0"}
+# A Raspberry Pi's display and render devices are two: vgem, loaded before virtio-gpu, is card0.
+RENDER_ONLY_CARD0 = "softdep virtio_gpu pre: vgem\n"
 
 AGENT_UNIT = """[Unit]
 Description=Kiosk test agent (virtio serial)
@@ -73,13 +85,29 @@ def deb_fields(deb):
     return out
 
 
+def deb_arch(deb):
+    return subprocess.run(["dpkg-deb", "-f", str(deb), "Architecture"], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def image_key(deb, suite):
     h = hashlib.sha256()
     h.update(Path(__file__).read_bytes())
     h.update((HERE / "agent.py").read_bytes())
     h.update(suite.encode())
     h.update(deb_fields(deb).encode())
-    return f"{suite}-{h.hexdigest()[:16]}"
+    arch = deb_arch(deb)
+    return f"{suite}-{h.hexdigest()[:16]}" if arch == "amd64" else f"{suite}-{arch}-{h.hexdigest()[:16]}"
+
+
+def foreign_binaries(arch):
+    """Lets this machine run `arch`'s programs (qemu-user-static, registered with binfmt_misc's
+    F flag so they run inside the image's chroot too), as mmdebstrap needs for maintainer scripts."""
+    name = {"arm64": "aarch64"}[arch]
+    misc = Path("/proc/sys/fs/binfmt_misc")
+    if not (misc / "register").exists():
+        subprocess.run(["mount", "-t", "binfmt_misc", "binfmt_misc", str(misc)], check=True)
+    if not (misc / f"qemu-{name}").exists():
+        (misc / "register").write_text(Path(f"/usr/lib/binfmt.d/qemu-{name}.conf").read_text().strip())
 
 
 def sources(suite):
@@ -92,16 +120,29 @@ def sources(suite):
 
 
 def build(deb, suite="bookworm", log=sys.stderr):
-    """The folder holding rootfs.img, vmlinuz and initrd.img for this package and suite."""
+    """The folder holding rootfs.img, vmlinuz and initrd.img for this package and suite. Another
+    process building the same image (make vm starts the arm64 one early) is waited for."""
     deb = Path(deb).resolve()
     out = CACHE / image_key(deb, suite)
     if (out / "done").exists():
         return out
     if os.geteuid() != 0:
         raise PermissionError("building the VM image needs root (mmdebstrap into a folder, then mke2fs -d)")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "done").exists():
+            make(deb, suite, out)
+    return out
+
+
+def make(deb, suite, out):
+    arch = deb_arch(deb)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
+    if arch != "amd64":
+        foreign_binaries(arch)
     tree = out / "rootfs"
     hooks = [
         # Before the kernel is installed: a small initramfs (MODULES=dep cannot see the guest's disk).
@@ -111,9 +152,10 @@ def build(deb, suite="bookworm", log=sys.stderr):
         f"--customize-hook=copy-in {HERE / 'agent.py'} /usr/local/lib/kiosk-test",
         # What the package depends on and recommends, as apt installs it with the package.
         f"--customize-hook=chroot \"$1\" apt-get satisfy -y -q -o APT::Install-Recommends=true {shlex.quote(dependencies(deb))}",
-        "--customize-hook=" + customize_script(),
+        "--customize-hook=" + customize_script(arch),
     ]
-    cmd = ["mmdebstrap", "--variant=apt", "--include=" + ",".join(PACKAGES + SUITE_PACKAGES.get(suite, [])),
+    cmd = ["mmdebstrap", "--variant=apt", f"--architectures={arch}",
+           "--include=" + ",".join(PACKAGES + [f"linux-image-{arch}"] + SUITE_PACKAGES.get(suite, [])),
            "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-include=/usr/share/doc/*/copyright",
            "--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/locale/*",
            "--skip=cleanup/apt/lists", *hooks, suite, str(tree), sources(suite)]
@@ -134,12 +176,12 @@ def build(deb, suite="bookworm", log=sys.stderr):
     shutil.rmtree(tree)
     (out / "done").write_text(f"{suite}\n")
     prune(keep=out)
-    return out
 
 
-def customize_script():
+def customize_script(arch):
     """Shell run with the image as $1: the agent's unit, a root console on the serial line, an
-    operator with sudo, fstab, a quiet system."""
+    operator with sudo, fstab, a quiet system; on arm64, vgem as card0."""
+    console = CONSOLE[arch]
     steps = [
         "set -e",
         "echo kiosk-vm > \"$1/etc/hostname\"",
@@ -147,22 +189,28 @@ def customize_script():
         "echo '/dev/vda / ext4 defaults,errors=remount-ro 0 1' > \"$1/etc/fstab\"",
         f"cat > \"$1/etc/systemd/system/kiosk-test-agent.service\" <<'EOF'\n{AGENT_UNIT}EOF",
         "chroot \"$1\" systemctl enable kiosk-test-agent.service",
-        "mkdir -p \"$1/etc/systemd/system/serial-getty@ttyS0.service.d\"",
-        f"cat > \"$1/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf\" <<'EOF'\n{SERIAL_AUTOLOGIN}EOF",
+        f"mkdir -p \"$1/etc/systemd/system/serial-getty@{console}.service.d\"",
+        f"cat > \"$1/etc/systemd/system/serial-getty@{console}.service.d/autologin.conf\" <<'EOF'\n{SERIAL_AUTOLOGIN}EOF",
         "chroot \"$1\" passwd -d root",
         "chroot \"$1\" useradd -m -s /bin/bash -G sudo admin",
         "echo 'admin ALL=(ALL) NOPASSWD:ALL' > \"$1/etc/sudoers.d/admin\"",
         f"chroot \"$1\" systemctl mask {' '.join(QUIET)}",
     ]
+    if arch == "arm64":
+        steps.append(f"printf '{RENDER_ONLY_CARD0}' > \"$1/etc/modprobe.d/kiosk-test-render-only.conf\"")
     return "\n".join(steps)
 
 
 def prune(keep):
-    """Older images of the same suite go: each is a few GiB."""
-    suite = keep.name.split("-")[0]
-    for d in CACHE.glob(f"{suite}-*"):
-        if d != keep and d.is_dir():
+    """Older images of the same suite and architecture go: each is a few GiB."""
+    kind = keep.name.rsplit("-", 1)[0]
+    for d in CACHE.glob(f"{kind}-*"):
+        if d.name in (keep.name, f"{keep.name}.lock") or d.name.rsplit("-", 1)[0] != kind:
+            continue
+        if d.is_dir():
             shutil.rmtree(d, ignore_errors=True)
+        else:
+            d.unlink(missing_ok=True)  # an old image's lock
 
 
 if __name__ == "__main__":

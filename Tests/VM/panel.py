@@ -10,16 +10,24 @@ from PIL import Image, ImageChops
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import image  # noqa: E402
+import vm  # noqa: E402
 from vm import VM, wait_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 KIOSK = Path(os.environ.get("KIOSK_BIN", ROOT / ".build" / "release" / "kiosk")).resolve()
 VERSION = subprocess.run([str(KIOSK), "--version"], capture_output=True, text=True).stdout.strip()
-ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+NATIVE = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+# The package's architecture (KIOSK_VM_ARCH=arm64: the arm64 package on an emulated arm64 board).
+ARCH = os.environ.get("KIOSK_VM_ARCH", NATIVE)
 DEB = ROOT / "out" / f"kiosk_{VERSION}_{ARCH}.deb"
 SUITE = os.environ.get("KIOSK_VM_SUITE", "bookworm")
-RESULTS = image.CACHE / f"results-{SUITE}.txt"
+RESULTS = image.CACHE / f"results-{SUITE}{'' if ARCH == NATIVE else '-' + ARCH}.txt"
+if ARCH != NATIVE:
+    # Every wait is stretched again on an emulated core (its slowness is not what is tested).
+    vm.SLACK *= 4
 ACCENT = (0x4F, 0xC3, 0xF7)
+FINGER0, FINGER1 = (0x4F, 0xC3, 0xF7), (0xFF, 0xB7, 0x4D)
+
 
 
 RECORDED = []
@@ -31,11 +39,11 @@ def record(what, value):
     RECORDED.append(f"{what}: {value}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with open(RESULTS, "a") as f:
-        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {SUITE} {what}: {value}\n")
+        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {SUITE} {ARCH} {what}: {value}\n")
 
 
 def boot(vm_image, tmp_path_factory, name, **kw):
-    v = VM(vm_image, tmp_path_factory.mktemp(name), **kw)
+    v = VM(vm_image, tmp_path_factory.mktemp(name), arch=ARCH, **kw)
     start = time.monotonic()
     v.start()
     record(f"{name}: boot to the agent ({v.accel.split(',')[0]})", f"{time.monotonic() - start:.1f} s")
@@ -92,8 +100,9 @@ class Panel:
         return self.vm.out(f"journalctl -b -u kiosk -o cat --no-pager {' '.join(args)}", check=False)
 
     def edid_mm(self):
-        """The panel's size in millimetres as its EDID tells the kernel (centimetres × 10)."""
-        raw = bytes.fromhex(self.vm.out("od -An -tx1 -v /sys/class/drm/card0-*/edid | tr -d ' \\n'"))
+        """The panel's size in millimetres as its EDID tells the kernel (centimetres × 10): the
+        one connector of whichever card has the display."""
+        raw = bytes.fromhex(self.vm.out("od -An -tx1 -v $(ls /sys/class/drm/card*-*/edid | head -1) | tr -d ' \\n'"))
         return raw[21] * 10, raw[22] * 10
 
     def kiosk_wayland(self, cmd):
@@ -168,3 +177,80 @@ def count_near(img, centre, colour, radius=40, tol=40):
     crop = img.crop((int(x - radius), int(y - radius), int(x + radius), int(y + radius)))
     return sum(1 for p in crop.getdata() if all(abs(c - t) < tol for c, t in zip(p, colour)))
 
+
+# -- what the scenes draw where, seen from outside ---------------------------------------------
+
+def thrust_button(size, mm):
+    """The centre of the lander's engine button (ControlPad.layout, right corner, 24 pt margins)."""
+    ppm = max(size) / max(mm)
+    side, gap, grip = max(64, 16 * ppm), max(8, 2.5 * ppm), max(34, 9 * ppm)
+    width, height = 3 * side + 2 * gap, grip + gap + side
+    x0, y0 = size[0] - 24 - width, size[1] - 24 - height
+    return x0 + side + gap + side / 2, y0 + grip + gap + side / 2
+
+
+def ship_bottom(img):
+    """The lowest row of the white rocket in the middle of the sky, or None. The readout's light
+    text lies above the ship (on a 480-pixel panel, within a few rows of it): a ship that climbs
+    past it leaves the readout's bottom row, higher still."""
+    x0, x1, y0, y1 = int(img.width * 0.35), int(img.width * 0.65), int(img.height * 0.05), int(img.height * 0.6)
+    px = img.load()
+    for y in range(y1, y0, -2):
+        for x in range(x0, x1, 3):
+            r, g, b = px[x, y]
+            if r > 200 and g > 200 and b > 200:
+                return y
+    return None
+
+
+def assert_the_lander_fires_while_held(panel, what):
+    """A double tap in the sky starts a new flight, high up (a flight may be over); then the ship
+    climbs while a finger holds the engine button."""
+    tap = [["down", 0, 0.5, 0.3], ["sync"], ["sleep", 0.05], ["up", 0], ["sync"]]
+    panel.vm.touch(*tap, ["sleep", 0.1], *tap)
+    time.sleep(0.5 * vm.SLACK / 3)
+    before = ship_bottom(panel.screen(f"{what}-before"))
+    assert before is not None
+    x, y = thrust_button(panel.size, panel.mm)
+    w, h = panel.size
+    panel.vm.touch(["down", 0, x / w, y / h], ["sync"])
+    try:
+        wait_for("the ship climbing while the engine button is held",
+                 lambda: (ship_bottom(panel.screen(f"{what}-thrust")) or before) < before - 10, timeout=10)
+    finally:
+        panel.vm.touch(["up", 0], ["sync"])
+
+
+def shows_scene(panel, img, scene, size=None, mm=None):
+    """Whether the scene bar highlights `scene`'s pill (where the snapshot has it)."""
+    want = accent_box(panel.snapshot(scene, size=size, mm=mm))
+    got = accent_box(img)
+    return got is not None and want is not None and abs(box_centre(got)[0] - box_centre(want)[0]) < 8
+
+
+def assert_snapshot(panel, img, scene, what, size=None, mm=None, rotate=0):
+    want = panel.snapshot(scene, size=size, mm=mm)
+    if rotate:
+        want = want.rotate(rotate, expand=True)
+    share, box = differing(img, want)
+    assert share < 0.002, f"{what}: {share:.2%} of the screen differs from `kiosk snapshot` within {box}"
+
+
+def show_the_tiles(panel):
+    panel.tap(*box_centre(accent_box(panel.snapshot("tiles", mm=panel.mm))))
+    wait_for("the tiles", lambda: shows_scene(panel, panel.screen("tiles"), "tiles", mm=panel.mm), timeout=10)
+
+
+def tap_the_lander_pill_turned(panel, quarter_turns, what):
+    """The tiles (shown before the turn) turned onto the landscape panel by `quarter_turns`
+    (counter-clockwise, as PIL turns) exactly as `kiosk snapshot` draws them in portrait; then a
+    tap where that picture has the Lander pill must show the lander."""
+    w, h = panel.size
+    portrait = (h, w)
+    turned = panel.snapshot("tiles", size=portrait, mm=panel.mm).rotate(90 * quarter_turns, expand=True)
+    wait_for("the tiles turned", lambda: differing(panel.screen("turning"), turned)[0] < 0.002, timeout=30)
+    x, y = box_centre(accent_box(panel.snapshot("lander", size=portrait, mm=panel.mm)))
+    # Portrait point (x, y) on the panel: a quarter turn counter-clockwise puts it at (y, h' − x),
+    # clockwise at (w' − y, x), where (w', h') is the portrait size.
+    panel.tap(*((y, portrait[0] - x) if quarter_turns == 1 else (portrait[1] - y, x)))
+    wait_for(f"the lander, {what}", lambda: panel.unit("StatusText") == "showing lander", timeout=15)

@@ -10,9 +10,10 @@ import time
 
 import pytest
 
-from panel import ARCH, SUITE, VERSION, Panel, accent_box, boot, box_centre, count_near, differing, record, wait_for
+from panel import (ARCH, FINGER0, FINGER1, SUITE, VERSION, Panel, accent_box, assert_snapshot, assert_the_lander_fires_while_held,
+                   boot, box_centre, count_near, differing, record, show_the_tiles, shows_scene, tap_the_lander_pill_turned,
+                   wait_for)
 
-FINGER0, FINGER1 = (0x4F, 0xC3, 0xF7), (0xFF, 0xB7, 0x4D)
 # What `kiosk session` says it runs on each panel class: Debian 12's cage (wlroots 0.15) cannot
 # drive a display without PRIME import; Debian 13's (wlroots 0.18) can.
 CHOICE = {
@@ -21,63 +22,6 @@ CHOICE = {
     "trixie": {"gpu": "session: running cage: cage 0.2.0 drives card0 (virtio_gpu)",
                "plain": "session: running cage: cage 0.2.0 drives card0 (bochs-drm)"},
 }
-
-
-def thrust_button(size, mm):
-    """The centre of the lander's engine button (ControlPad.layout, right corner, 24 pt margins)."""
-    ppm = max(size) / max(mm)
-    side, gap, grip = max(64, 16 * ppm), max(8, 2.5 * ppm), max(34, 9 * ppm)
-    width, height = 3 * side + 2 * gap, grip + gap + side
-    x0, y0 = size[0] - 24 - width, size[1] - 24 - height
-    return x0 + side + gap + side / 2, y0 + grip + gap + side / 2
-
-
-def ship_top(img):
-    """The topmost row of the white rocket in the middle of the sky (below the readout, whose
-    light text would pass for it), or None."""
-    x0, x1, y0, y1 = int(img.width * 0.35), int(img.width * 0.65), int(img.height * 0.12), int(img.height * 0.6)
-    px = img.load()
-    for y in range(y0, y1, 2):
-        for x in range(x0, x1, 3):
-            r, g, b = px[x, y]
-            if r > 200 and g > 200 and b > 200:
-                return y
-    return None
-
-
-def shows_scene(panel, img, scene, size=None, mm=None):
-    """Whether the scene bar highlights `scene`'s pill (where the snapshot has it)."""
-    want = accent_box(panel.snapshot(scene, size=size, mm=mm))
-    got = accent_box(img)
-    return got is not None and want is not None and abs(box_centre(got)[0] - box_centre(want)[0]) < 8
-
-
-def assert_snapshot(panel, img, scene, what, size=None, mm=None, rotate=0):
-    want = panel.snapshot(scene, size=size, mm=mm)
-    if rotate:
-        want = want.rotate(rotate, expand=True)
-    share, box = differing(img, want)
-    assert share < 0.002, f"{what}: {share:.2%} of the screen differs from `kiosk snapshot` within {box}"
-
-
-def show_the_tiles(panel):
-    panel.tap(*box_centre(accent_box(panel.snapshot("tiles", mm=panel.mm))))
-    wait_for("the tiles", lambda: shows_scene(panel, panel.screen("tiles"), "tiles", mm=panel.mm), timeout=10)
-
-
-def tap_the_lander_pill_turned(panel, quarter_turns, what):
-    """The tiles (shown before the turn) turned onto the landscape panel by `quarter_turns`
-    (counter-clockwise, as PIL turns) exactly as `kiosk snapshot` draws them in portrait; then a
-    tap where that picture has the Lander pill must show the lander."""
-    w, h = panel.size
-    portrait = (h, w)
-    turned = panel.snapshot("tiles", size=portrait, mm=panel.mm).rotate(90 * quarter_turns, expand=True)
-    wait_for("the tiles turned", lambda: differing(panel.screen("turning"), turned)[0] < 0.002, timeout=30)
-    x, y = box_centre(accent_box(panel.snapshot("lander", size=portrait, mm=panel.mm)))
-    # Portrait point (x, y) on the panel: a quarter turn counter-clockwise puts it at (y, h' − x),
-    # clockwise at (w' − y, x), where (w', h') is the portrait size.
-    panel.tap(*((y, portrait[0] - x) if quarter_turns == 1 else (portrait[1] - y, x)))
-    wait_for(f"the lander, {what}", lambda: panel.unit("StatusText") == "showing lander", timeout=15)
 
 
 def cpu_seconds(panel, pids):
@@ -215,21 +159,7 @@ class TestPanelWithGPU:
 
     def test_the_lander_fires_while_its_button_is_held(self, gpu):
         wait_for("the lander", lambda: shows_scene(gpu, gpu.screen("lander"), "lander", mm=gpu.mm), timeout=10)
-        # The lander has been the start scene since the setup: its flight may be over. A double
-        # tap in the sky starts a new one, high up.
-        tap = [["down", 0, 0.5, 0.3], ["sync"], ["sleep", 0.05], ["up", 0], ["sync"]]
-        gpu.vm.touch(*tap, ["sleep", 0.1], *tap)
-        time.sleep(0.5)
-        before = ship_top(gpu.screen("lander-before"))
-        assert before is not None
-        x, y = thrust_button(gpu.size, gpu.mm)
-        w, h = gpu.size
-        gpu.vm.touch(["down", 0, x / w, y / h], ["sync"])
-        try:
-            wait_for("the ship climbing while the engine button is held",
-                     lambda: (ship_top(gpu.screen("lander-thrust")) or before) < before - 10, timeout=10)
-        finally:
-            gpu.vm.touch(["up", 0], ["sync"])
+        assert_the_lander_fires_while_held(gpu, "lander")
 
     def test_a_power_cut_mid_flight_comes_back_with_the_flight(self, gpu):
         time.sleep(5)  # the kiosk saves a few seconds after input

@@ -1,7 +1,8 @@
 """A booted Debian in qemu for the tests: the image from image.py under a throwaway overlay, the
 kernel booted directly, the guest's agent on a virtio serial port, QMP for screendumps and power
-cuts. KVM when it really runs a guest (a /dev/kvm that opens is not enough), software emulation
-otherwise."""
+cuts. A PC (q35) for amd64, KVM when it really runs a guest (a /dev/kvm that opens is not
+enough), software emulation otherwise; for arm64 the virt board with a Raspberry Pi 4's core
+(Cortex-A72), always in software emulation."""
 import base64
 import itertools
 import json
@@ -18,6 +19,13 @@ from PIL import Image
 SLACK = float(os.environ.get("KIOSK_TEST_SLACK", "3"))
 QEMU = "qemu-system-x86_64"
 _kvm_works = None
+# What each architecture's machine differs in: qemu, the board and core, the kernel's console.
+MACHINES = {
+    "amd64": {"qemu": QEMU, "machine": ["-machine", "q35"], "console": "ttyS0",
+              # Five-level paging off: a kiosk never has it, and it is the less-trodden path of the emulator.
+              "cpu": "max,la57=off"},
+    "arm64": {"qemu": "qemu-system-aarch64", "machine": ["-machine", "virt"], "console": "ttyAMA0", "cpu": "cortex-a72"},
+}
 
 
 def kvm_works(image):
@@ -58,8 +66,10 @@ class VM:
     """One virtual machine. `display` is "virtio" (virtio-gpu: a GPU with PRIME, as most panels
     have) or "std" (qemu's standard VGA: the bochs driver, a plain framebuffer without PRIME)."""
 
-    def __init__(self, image, workdir, display="virtio", size=(1280, 800), pointer=True, memory=2048, network=False):
+    def __init__(self, image, workdir, display="virtio", size=(1280, 800), pointer=True, memory=2048, network=False,
+                 arch="amd64"):
         self.image = Path(image)
+        self.arch, self.machine = arch, MACHINES[arch]
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.display, self.size, self.pointer, self.memory = display, size, pointer, memory
@@ -67,7 +77,7 @@ class VM:
         self.network = network
         self.overlay = self.dir / "disk.qcow2"
         self.new_overlay()
-        self.accel = "kvm" if kvm_works(self.image) else "tcg,thread=multi"
+        self.accel = "kvm" if arch == "amd64" and kvm_works(self.image) else "tcg,thread=multi"
         self.proc = None
         self.qmp = None
         self.agent = None
@@ -80,16 +90,17 @@ class VM:
 
     def command(self):
         w, h = self.size
-        append = "root=/dev/vda rw console=ttyS0 quiet loglevel=4 systemd.show_status=0"
-        if not self.pointer:
+        m = self.machine
+        append = f"root=/dev/vda rw console={m['console']} quiet loglevel=4 systemd.show_status=0"
+        if not self.pointer and self.arch == "amd64":
             append += " i8042.noaux=1"  # no PS/2 mouse: the machine has no pointer device
         display = (["-device", f"virtio-gpu-pci,xres={w},yres={h}"] if self.display == "virtio"
                    else ["-device", f"VGA,xres={w},yres={h}"])
-        # Five-level paging off: a kiosk never has it, and it is the less-trodden path of the emulator.
-        return [QEMU, "-machine", "q35", "-accel", self.accel, "-cpu", "max,la57=off", "-smp", "2", "-m", str(self.memory),
+        return [m["qemu"], *m["machine"], "-accel", self.accel, "-cpu", m["cpu"], "-smp", "2", "-m", str(self.memory),
                 "-nodefaults", "-display", "none", *display,
                 "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"), "-append", append,
-                "-drive", f"file={self.overlay},if=virtio,format=qcow2,discard=unmap",
+                "-drive", f"file={self.overlay},if=none,id=disk,format=qcow2,discard=unmap",
+                "-device", "virtio-blk-pci,drive=disk",
                 "-device", "virtio-rng-pci",
                 *(["-nic", "user,model=virtio-net-pci"] if self.network else ["-nic", "none"]),
                 "-device", "virtio-serial-pci",
@@ -298,4 +309,4 @@ if __name__ == "__main__":
     work = Path(tempfile.mkdtemp(prefix="kiosk-vm-shell-"))
     print(f"booting {suite} with {deb.name} in {work/'disk.qcow2'} (the package is not installed: "
           f"copy it in with the network, e.g. scp, or run the README's lines on a copy); Ctrl-A X quits")
-    raise SystemExit(VM(image.build(deb, suite), work, network=True).shell())
+    raise SystemExit(VM(image.build(deb, suite), work, network=True, arch=image.deb_arch(deb)).shell())

@@ -1,0 +1,125 @@
+"""Booted on arm64: the arm64 package, installed with the README's two lines on Debian 13 for
+arm64, booted by qemu-system-aarch64 in software emulation on a Raspberry Pi 4's core
+(Cortex-A72) with virtio-gpu and a uinput multi-touch touchscreen, and — as on a Pi, whose v3d
+only renders while vc4 drives the display — a render-only DRM device (vgem) as card0.
+
+The two Raspberry Pi panels: the 7" display (800×480), and Touch Display 2 (720×1280, portrait,
+touch reported in that portrait frame) turned to landscape as the README tells an operator.
+Emulation is slow: the times recorded are what an emulated board took, not what a Pi takes.
+Run with KIOSK_VM_ARCH=arm64 KIOSK_VM_SUITE=trixie (make vm does)."""
+import json
+import time
+
+import pytest
+
+from panel import (FINGER0, FINGER1, Panel, assert_snapshot, assert_the_lander_fires_while_held, boot, count_near, record,
+                   show_the_tiles, shows_scene, tap_the_lander_pill_turned, wait_for)
+
+# `kiosk session` picks the card with the display, not the render-only card0, and says so.
+CHOICE = "session: running cage: cage 0.2.0 drives card1 (virtio_gpu); card0 (vgem) has no display"
+
+
+def bring_up(panel, deb, name):
+    """The README's two lines; the unit active (READY: the first frame is on screen)."""
+    start = time.monotonic()
+    panel.install(deb)
+    record(f"{name}: sudo apt install ./out/kiosk_…_arm64.deb", f"{time.monotonic() - start:.1f} s")
+    start = time.monotonic()
+    r = panel.admin("sudo systemctl enable --now kiosk", timeout=600)
+    assert r["rc"] == 0, r["out"] + r["err"]
+    assert panel.active(), panel.journal()
+    record(f"{name}: systemctl enable --now kiosk returned, the kiosk on screen (READY)", f"{time.monotonic() - start:.1f} s")
+    assert panel.unit("StatusText") == "setting up the panel"
+    assert CHOICE in panel.journal(), panel.journal()
+    assert panel.journal("-p", "warning") == "", "nothing needs attention on a good start"
+    panel.mm = panel.edid_mm()
+
+
+def end_the_setup(panel):
+    """The setup's choices kept as its "Start the kiosk" keeps them; the visitors' scenes next."""
+    panel.vm.run("systemctl stop kiosk && printf '{\"done\": true}' > /var/lib/kiosk/setup.json && systemctl start kiosk",
+                 timeout=300)
+    panel.wait_kiosk(timeout=120)
+
+
+@pytest.fixture(scope="class")
+def seven_inch(vm_image, tmp_path_factory):
+    v = boot(vm_image, tmp_path_factory, "pi-7in", display="virtio", size=(800, 480), pointer=False)
+    yield Panel(v, (800, 480))
+    v.close()
+
+
+@pytest.fixture(scope="class")
+def touch_display_2(vm_image, tmp_path_factory):
+    v = boot(vm_image, tmp_path_factory, "pi-td2", display="virtio", size=(720, 1280), pointer=False)
+    yield Panel(v, (720, 1280))
+    v.close()
+
+
+class TestSevenInchDisplay:
+    """The official 7" display, 800×480, on an emulated Pi 4 core."""
+
+    def test_the_readme_lines_bring_up_the_setup_exactly(self, seven_inch, deb):
+        bring_up(seven_inch, deb, "pi-7in")
+        assert_snapshot(seven_inch, seven_inch.screen("first"), "setup", "the first screen", mm=seven_inch.mm)
+
+    def test_two_held_fingers_show_two_markers_while_held(self, seven_inch):
+        w, h = seven_inch.size
+        seven_inch.vm.touch(["down", 0, 0.3, 0.5], ["down", 1, 0.6, 0.6], ["sync"])
+        try:
+            wait_for("two markers under held fingers",
+                     lambda: (lambda i: count_near(i, (0.3 * w, 0.5 * h), FINGER0) > 100
+                              and count_near(i, (0.6 * w, 0.6 * h), FINGER1) > 100)(seven_inch.screen("held")), timeout=10)
+        finally:
+            seven_inch.vm.touch(["up", 0], ["up", 1], ["sync"])
+
+    def test_the_lander_thrusts_while_its_button_is_held(self, seven_inch):
+        end_the_setup(seven_inch)
+        wait_for("the lander", lambda: shows_scene(seven_inch, seven_inch.screen("lander"), "lander", mm=seven_inch.mm), timeout=15)
+        assert_the_lander_fires_while_held(seven_inch, "lander")
+
+    def test_a_power_cut_mid_flight_comes_back_with_the_flight(self, seven_inch):
+        time.sleep(8)  # the kiosk saves a few seconds after input
+        start = time.monotonic()
+        seven_inch.vm.power_cut()
+        seven_inch.wait_kiosk(timeout=600)
+        record("pi-7in: power cut → kiosk on screen (READY)", f"{time.monotonic() - start:.1f} s, "
+               f"{seven_inch.ready_after_boot():.1f} s of it after the kernel started")
+        saved = json.loads(seven_inch.vm.out("cat /var/lib/kiosk/lander.json"))
+        assert saved["flight"]["fuel"] < 100, saved
+        assert shows_scene(seven_inch, seven_inch.screen("after-power-cut"), "lander", mm=seven_inch.mm)
+        assert CHOICE in seven_inch.journal()
+
+    def test_kill_9_brings_the_kiosk_back(self, seven_inch):
+        pid = seven_inch.kiosk_pid()
+        start = time.monotonic()
+        seven_inch.vm.run(f"kill -9 {pid}")
+        seven_inch.wait_kiosk(other_than=pid, timeout=30)
+        record("pi-7in: kill -9 of Kiosk → back on screen (READY)", f"{time.monotonic() - start:.1f} s")
+
+    def test_a_hung_kiosk_is_restarted_by_the_watchdog(self, seven_inch):
+        pid = seven_inch.kiosk_pid()
+        start = time.monotonic()
+        seven_inch.vm.run(f"kill -STOP {pid}")
+        seven_inch.wait_kiosk(other_than=pid, timeout=90)
+        record("pi-7in: SIGSTOP of Kiosk → restarted by the watchdog, back on screen (WatchdogSec=20)",
+               f"{time.monotonic() - start:.1f} s")
+        assert "Watchdog timeout" in seven_inch.journal()
+
+
+class TestTouchDisplay2:
+    """Touch Display 2: a 720×1280 portrait panel whose touch controller reports in that
+    portrait frame, turned to landscape by `rotate = 90` in /etc/kiosk/kiosk.toml."""
+
+    def test_the_readme_lines_bring_up_the_setup_in_portrait(self, touch_display_2, deb):
+        bring_up(touch_display_2, deb, "pi-td2")
+        assert_snapshot(touch_display_2, touch_display_2.screen("portrait"), "setup", "the portrait setup", mm=touch_display_2.mm)
+
+    def test_rotate_90_turns_the_picture_and_touch_to_landscape(self, touch_display_2):
+        """The README's way on any compositor: `rotate = 90` saved in kiosk.toml applies at once.
+        The tiles, shown upright first, come back turned exactly as `kiosk snapshot` draws them
+        in landscape, and a tap where that picture has the Lander pill shows the lander."""
+        end_the_setup(touch_display_2)
+        show_the_tiles(touch_display_2)
+        touch_display_2.vm.run("sed -i 's/^# rotate = 0 /rotate = 90 /' /etc/kiosk/kiosk.toml")
+        tap_the_lander_pill_turned(touch_display_2, quarter_turns=-1, what="Touch Display 2 turned by rotate = 90")
