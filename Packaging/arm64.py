@@ -67,7 +67,7 @@ def make(out):
     version = enter(out / "root", "dpkg-query", "-W", "-f=${Version}", "swiftlang", capture=True).strip()
     download = out / "download"
     download.mkdir()
-    enter(out / "root", "sh", "-c", f"cd {download} && apt-get download -q swiftlang:arm64={version}")
+    enter(out / "root", "sh", "-c", f"cd {download} && apt-get download -q -o APT::Sandbox::User=root swiftlang:arm64={version}")
     deb = next(download.glob("swiftlang_*_arm64.deb"))
     members = [f"./usr/libexec/swift/lib/{p}" for p in SWIFT_RESOURCES]
     tar = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)

@@ -98,7 +98,9 @@ def test_cage_compositing_upright_as_on_a_panel_shows_the_kiosk_whole(tmp_path):
 
 
 def test_cage_lander_and_screensaver_are_whole():
-    c = Cage("--scene", "lander", "--idle-timeout", "3")
+    # Idle for 6 s: the two captures of the lander (1 s and 2 s after its first frame, each as
+    # long as grim takes) stay clear of the screensaver's cross-fade on a slow machine too.
+    c = Cage("--scene", "lander", "--idle-timeout", "6")
     try:
         c.wait_for(r"first frame shown")
         for _ in range(2):

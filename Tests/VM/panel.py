@@ -42,14 +42,19 @@ def record(what, value):
         f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {SUITE} {ARCH} {what}: {value}\n")
 
 
-def boot(vm_image, tmp_path_factory, name, **kw):
-    v = VM(vm_image, tmp_path_factory.mktemp(name), arch=ARCH, **kw)
+def booted(vm_image, tmp_path_factory, name, size, **kw):
+    """A class fixture's machine: booted with a display of `size`, seen as a Panel, shut down
+    after the class."""
+    v = VM(vm_image, tmp_path_factory.mktemp(name), arch=ARCH, size=size, **kw)
     start = time.monotonic()
     v.start()
     record(f"{name}: boot to the agent ({v.accel.split(',')[0]})", f"{time.monotonic() - start:.1f} s")
     for log in v.panics:
         record(f"{name}: the guest's kernel panicked at boot and was started again", next((l for l in log.splitlines() if "RIP: 0010" in l), "?"))
-    return v
+    try:
+        yield Panel(v, size)
+    finally:
+        v.close()
 
 
 class Panel:
@@ -116,6 +121,13 @@ class Panel:
 
     def remove_drop_ins(self):
         self.vm.run("rm -rf /etc/systemd/system/kiosk.service.d && systemctl daemon-reload")
+
+    def set_up_already(self, timeout=120):
+        """The setup's choices kept, as its "Start the kiosk" keeps them (none but that it was
+        done): the visitors' scenes from the next start on."""
+        self.vm.run("systemctl stop kiosk && printf '{\"done\": true}' > /var/lib/kiosk/setup.json && systemctl start kiosk",
+                    timeout=timeout)
+        self.wait_kiosk(timeout=timeout)
 
     def restart(self):
         """`systemctl restart kiosk` until the new Kiosk is on screen; the seconds it took."""

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from panel import (FINGER0, FINGER1, Panel, assert_snapshot, assert_the_lander_fires_while_held, boot, count_near, record,
+from panel import (FINGER0, FINGER1, assert_snapshot, assert_the_lander_fires_while_held, booted, count_near, record,
                    show_the_tiles, shows_scene, tap_the_lander_pill_turned, wait_for)
 
 # `kiosk session` picks the card with the display, not the render-only card0, and says so.
@@ -35,25 +35,14 @@ def bring_up(panel, deb, name):
     panel.mm = panel.edid_mm()
 
 
-def end_the_setup(panel):
-    """The setup's choices kept as its "Start the kiosk" keeps them; the visitors' scenes next."""
-    panel.vm.run("systemctl stop kiosk && printf '{\"done\": true}' > /var/lib/kiosk/setup.json && systemctl start kiosk",
-                 timeout=300)
-    panel.wait_kiosk(timeout=120)
-
-
 @pytest.fixture(scope="class")
 def seven_inch(vm_image, tmp_path_factory):
-    v = boot(vm_image, tmp_path_factory, "pi-7in", display="virtio", size=(800, 480), pointer=False)
-    yield Panel(v, (800, 480))
-    v.close()
+    yield from booted(vm_image, tmp_path_factory, "pi-7in", (800, 480), display="virtio", pointer=False)
 
 
 @pytest.fixture(scope="class")
 def touch_display_2(vm_image, tmp_path_factory):
-    v = boot(vm_image, tmp_path_factory, "pi-td2", display="virtio", size=(720, 1280), pointer=False)
-    yield Panel(v, (720, 1280))
-    v.close()
+    yield from booted(vm_image, tmp_path_factory, "pi-td2", (720, 1280), display="virtio", pointer=False)
 
 
 class TestSevenInchDisplay:
@@ -74,7 +63,7 @@ class TestSevenInchDisplay:
             seven_inch.vm.touch(["up", 0], ["up", 1], ["sync"])
 
     def test_the_lander_thrusts_while_its_button_is_held(self, seven_inch):
-        end_the_setup(seven_inch)
+        seven_inch.set_up_already(timeout=300)
         wait_for("the lander", lambda: shows_scene(seven_inch, seven_inch.screen("lander"), "lander", mm=seven_inch.mm), timeout=15)
         assert_the_lander_fires_while_held(seven_inch, "lander")
 
@@ -119,7 +108,7 @@ class TestTouchDisplay2:
         """The README's way on any compositor: `rotate = 90` saved in kiosk.toml applies at once.
         The tiles, shown upright first, come back turned exactly as `kiosk snapshot` draws them
         in landscape, and a tap where that picture has the Lander pill shows the lander."""
-        end_the_setup(touch_display_2)
+        touch_display_2.set_up_already(timeout=300)
         show_the_tiles(touch_display_2)
         touch_display_2.vm.run("sed -i 's/^# rotate = 0 /rotate = 90 /' /etc/kiosk/kiosk.toml")
         tap_the_lander_pill_turned(touch_display_2, quarter_turns=-1, what="Touch Display 2 turned by rotate = 90")

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from panel import (ARCH, FINGER0, FINGER1, SUITE, VERSION, Panel, accent_box, assert_snapshot, assert_the_lander_fires_while_held,
-                   boot, box_centre, count_near, differing, record, show_the_tiles, shows_scene, tap_the_lander_pill_turned,
+from panel import (ARCH, FINGER0, FINGER1, SUITE, VERSION, accent_box, assert_snapshot, assert_the_lander_fires_while_held,
+                   booted, box_centre, count_near, differing, record, show_the_tiles, shows_scene, tap_the_lander_pill_turned,
                    wait_for)
 
 # What `kiosk session` says it runs on each panel class: Debian 12's cage (wlroots 0.15) cannot
@@ -42,16 +42,12 @@ def newer(deb, tmp):
 
 @pytest.fixture(scope="class")
 def gpu(vm_image, tmp_path_factory):
-    v = boot(vm_image, tmp_path_factory, "gpu", display="virtio", size=(1280, 800), pointer=True)
-    yield Panel(v, (1280, 800))
-    v.close()
+    yield from booted(vm_image, tmp_path_factory, "gpu", (1280, 800), display="virtio", pointer=True)
 
 
 @pytest.fixture(scope="class")
 def plain(vm_image, tmp_path_factory):
-    v = boot(vm_image, tmp_path_factory, "plain", display="std", size=(1024, 768), pointer=False)
-    yield Panel(v, (1024, 768))
-    v.close()
+    yield from booted(vm_image, tmp_path_factory, "plain", (1024, 768), display="std", pointer=False)
 
 
 class TestPanelWithGPU:
@@ -147,8 +143,7 @@ class TestPanelWithGPU:
         wait_for("the lander after a restart, by a true tap", lambda: gpu.unit("StatusText") == "showing lander", timeout=15)
         # The rest of the suite touches an upright, unmirrored panel: the setup's choices but
         # the calibration dropped, as the admin panel's "No calibration" would.
-        gpu.vm.run("systemctl stop kiosk && printf '{\"done\": true}' > /var/lib/kiosk/setup.json && systemctl start kiosk", timeout=120)
-        gpu.wait_kiosk(timeout=60)
+        gpu.set_up_already()
 
     def test_a_pill_tap_switches_scenes(self, gpu):
         tiles = box_centre(accent_box(gpu.snapshot("tiles", mm=gpu.mm)))
