@@ -30,10 +30,11 @@ MIRROR = "http://deb.debian.org/debian"
 SECURITY = "http://deb.debian.org/debian-security"
 
 # A plain booted Debian, plus what the tests use inside it: python3-evdev for the uinput
-# touchscreen, libinput-tools and procps to look.
+# touchscreen, procps to look. (Not libinput-tools: Debian 13's brings GTK, minutes of package
+# scripts under emulation; `make vm-shell` has a network to install it.)
 PACKAGES = [
     "systemd-sysv", "udev", "dbus", "kmod", "login", "passwd", "sudo",
-    "procps", "python3", "python3-evdev", "libinput-tools", "e2fsprogs",
+    "procps", "python3", "python3-evdev", "e2fsprogs",
 ]
 # Per release, what its tests use besides: wlr-randr turns cage 0.2.0's output (it has no -r).
 SUITE_PACKAGES = {"trixie": ["wlr-randr"]}
@@ -145,17 +146,22 @@ def make(deb, suite, out):
         foreign_binaries(arch)
     tree = out / "rootfs"
     hooks = [
-        # Before the kernel is installed: a small initramfs (MODULES=dep cannot see the guest's disk).
+        # Before the kernel is installed: a small initramfs (MODULES=dep cannot see the guest's disk),
+        # made once by the kernel's postinst; the trigger that would make it again is declined.
         "--essential-hook=mkdir -p \"$1/etc/initramfs-tools/conf.d\" && echo MODULES=list > \"$1/etc/initramfs-tools/conf.d/kiosk-test.conf\""
-        f" && printf '%s\\n' {' '.join(INITRAMFS_MODULES)} >> \"$1/etc/initramfs-tools/modules\"",
+        f" && printf '%s\\n' {' '.join(INITRAMFS_MODULES)} >> \"$1/etc/initramfs-tools/modules\""
+        " && echo update_initramfs=no > \"$1/etc/initramfs-tools/update-initramfs.conf\"",
         f"--customize-hook=mkdir -p \"$1/usr/local/lib/kiosk-test\"",
         f"--customize-hook=copy-in {HERE / 'agent.py'} /usr/local/lib/kiosk-test",
-        # What the package depends on and recommends, as apt installs it with the package.
-        f"--customize-hook=chroot \"$1\" apt-get satisfy -y -q -o APT::Install-Recommends=true {shlex.quote(dependencies(deb))}",
+        # What the package depends on and recommends, as apt installs it with the package: this
+        # machine's apt, as mmdebstrap's own, so that only dpkg runs emulated in a foreign image.
+        "--customize-hook=APT_CONFIG=\"$MMDEBSTRAP_APT_CONFIG\" apt-get -o DPkg::Chroot-Directory=\"$1\" satisfy -y -q"
+        f" -o APT::Install-Recommends=true {shlex.quote(dependencies(deb))}",
         "--customize-hook=" + customize_script(arch),
     ]
     cmd = ["mmdebstrap", "--variant=apt", f"--architectures={arch}",
            "--include=" + ",".join(PACKAGES + [f"linux-image-{arch}"] + SUITE_PACKAGES.get(suite, [])),
+           "--dpkgopt=force-confold",  # the initramfs setting written before its package
            "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-include=/usr/share/doc/*/copyright",
            "--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/locale/*",
            "--skip=cleanup/apt/lists", *hooks, suite, str(tree), sources(suite)]
