@@ -5,6 +5,7 @@ let package = Package(
     name: "Kiosk",
     products: [
         .executable(name: "kiosk", targets: ["Kiosk"]),
+        .executable(name: "kiosk-session", targets: ["KioskSession"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -28,7 +29,7 @@ let package = Package(
         // Which characters the installed fonts cover (fcft finds fonts through it too).
         .systemLibrary(name: "CFontconfig", path: "Sources/CSystem/CFontconfig", pkgConfig: "fontconfig",
                        providers: [.apt(["libfontconfig-dev"])]),
-        // What `kiosk session` cannot say in Swift: fork with prctl, PAM (loaded at run time),
+        // What kiosk-session cannot say in Swift: fork with prctl, PAM (loaded at run time),
         // the DRM capability query, credentials on a datagram socket.
         .target(name: "CSession", path: "Sources/CSystem/CSession"),
         // What KioskRender cannot say in Swift (stores that bypass the cache), inline in a header.
@@ -65,15 +66,22 @@ let package = Package(
         .executableTarget(
             name: "Kiosk",
             dependencies: [
-                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "CSession",
+                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Kiosk"
         ),
+        // kiosk-session, the only program that runs as root (kiosk.service's main process):
+        // libc and plain values only, none of the UI's libraries.
+        .executableTarget(
+            name: "KioskSession",
+            dependencies: ["KioskCore", "CSession"],
+            path: "Sources/KioskSession"
+        ),
         .testTarget(
             name: "KioskTests",
             dependencies: [
-                "Kiosk", "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform",
+                "Kiosk", "KioskSession", "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/KioskTests",

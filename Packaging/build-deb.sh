@@ -41,6 +41,7 @@ kiosk ($version) $suite; urgency=medium
 EOC
 
 install -m 0755 "$shipped" "$stage/dist/kiosk"
+install -m 0755 "$(dirname "$shipped")/kiosk-session" "$stage/dist/kiosk-session"
 install -m 0644 "$root/Packaging/kiosk.toml.example" "$stage/dist/kiosk.toml"
 install -m 0644 "$root/Packaging/weston.ini" "$root/Packaging/kiosk.desktop" "$root/Packaging/man/kiosk.toml.5" "$stage/dist/"
 for size in 48 128 256; do

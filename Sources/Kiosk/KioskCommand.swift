@@ -8,9 +8,6 @@ import KioskUI
 import KioskScenes
 import KioskPlatform
 
-/// The one place the version is written: `kiosk --version`, the Debian package and its
-/// changelog (made by `make deb`) all take it from here.
-let kioskVersion = "0.2.0"
 
 @main
 struct KioskCommand: ParsableCommand {
@@ -28,6 +25,9 @@ struct KioskCommand: ParsableCommand {
     static func main() {
         let words = Array(CommandLine.arguments.dropFirst())
         let drawsNothing = ["check-config", "session", "help", "--help", "-h", "--version"]
+        if words.first == "session" {
+            do { try Session.handOver(Array(words.dropFirst())) } catch { exit(withError: error) }
+        }
         if !words.contains(where: drawsNothing.contains) { FontCache.initializeInBackground() }
         // The kiosk as a panel starts it: straight to work (see `RunArguments`).
         if let plain = RunArguments(words) {

@@ -86,3 +86,7 @@ package typealias KioskLog = Logger
 package func makeLogger(verbose: Bool) -> Logger {
     Logger(level: verbose ? .debug : .notice)
 }
+
+/// The one place the version is written: `kiosk --version`, `kiosk-session --version`, the
+/// Debian package and its changelog (made by `make deb`) all take it from here.
+package let kioskVersion = "0.2.0"

@@ -20,6 +20,8 @@ UPWARD = [
     ("KioskPlatform", "Sources/KioskPlatform/Window.swift", "KioskUI"),
     ("KioskUI", "Sources/KioskUI/View.swift", "CWayland"),
     ("KioskScenes", "Sources/KioskScenes/TouchTest/TouchTestScene.swift", "CXKBCommon"),
+    # The program that runs as root keeps to libc and plain values.
+    ("KioskSession", "Sources/KioskSession/SessionOptions.swift", "KioskRender"),
 ]
 
 

@@ -20,6 +20,7 @@ ARM64_DEB = ROOT / "out" / f"kiosk_{VERSION}_arm64.deb"
 # Every file the package ships, with its mode (directories are 0755 root:root).
 EXPECTED = {
     "/usr/bin/kiosk": "-rwxr-xr-x",
+    "/usr/libexec/kiosk/kiosk-session": "-rwxr-xr-x",
     "/etc/kiosk/kiosk.toml": "-rw-r--r--",
     "/etc/kiosk/weston.ini": "-rw-r--r--",
     "/etc/pam.d/kiosk": "-rw-r--r--",
@@ -108,11 +109,13 @@ def test_the_arm64_package_is_the_same_kiosk_for_debian_13(arm64_deb):
         assert needed in depends, fields["Depends"]
     with_glibc = re.search(r"libc6 \(>= 2\.(\d+)\)", fields["Depends"])
     assert with_glibc and int(with_glibc.group(1)) >= 38, fields["Depends"]  # trixie's runtime: Debian 13 only
-    binary = ROOT / ".build" / "arm64" / "release" / "kiosk"
-    header = run("readelf", "-h", "-d", str(binary)).stdout
-    assert "AArch64" in header, header
-    needed_libs = re.findall(r"Shared library: \[([^\]]+)\]", header)
-    assert needed_libs and not [n for n in needed_libs if "swift" in n or "stdc++" in n], needed_libs
+    for name in ("kiosk", "kiosk-session"):
+        header = run("readelf", "-h", "-d", str(ROOT / ".build" / "arm64" / "release" / name)).stdout
+        assert "AArch64" in header, header
+        needed_libs = re.findall(r"Shared library: \[([^\]]+)\]", header)
+        assert needed_libs and not [n for n in needed_libs if "swift" in n or "stdc++" in n], needed_libs
+        if name == "kiosk-session":  # the root program: libc only, none of the UI's libraries
+            assert set(needed_libs) <= {"libc.so.6", "libm.so.6", "libgcc_s.so.1", "ld-linux-aarch64.so.1"}, needed_libs
 
 
 def test_lintian_finds_nothing_in_the_arm64_package(arm64_deb):
@@ -151,6 +154,8 @@ def test_installed_units_verify_and_ship_disabled(installed):
 def test_the_installed_kiosk_shows_its_first_frame(installed, tmp_path):
     assert run("/usr/bin/kiosk", "--version").stdout.strip() == VERSION
     assert "swift" not in run("ldd", "/usr/bin/kiosk").stdout  # the runtime is inside
+    session = run("ldd", "/usr/libexec/kiosk/kiosk-session").stdout
+    assert "libc.so" in session and not re.search(r"wayland|pixman|fcft|fontconfig|png|xkbcommon|swift", session), session
     w = Weston()
     try:
         k = Kiosk(w, "--verbose", "--config", "/etc/kiosk/kiosk.toml", env=w.env(XDG_STATE_HOME=str(tmp_path)),

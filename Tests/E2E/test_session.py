@@ -2,10 +2,12 @@
 unprivileged user — what systemd sees of it (READY=1, STATUS=, watchdog pings, relayed from Kiosk),
 how it stops (in seconds, a hung Kiosk too, leaving nothing behind) and how it fails (fast, saying
 why). The booted machine tests (Tests/VM) run it under a real systemd."""
+import grp
 import os
 import pwd
 import re
 import signal
+import sys
 import subprocess
 import tempfile
 import time
@@ -24,7 +26,7 @@ class Session:
     """`kiosk session --compositor cage` as systemd starts it: root, a notification socket, a
     runtime folder, the journal's stream on stderr (JOURNAL_STREAM names the file)."""
 
-    def __init__(self, *args, **env):
+    def __init__(self, *args, pass_fds=(), **env):
         uid, gid, _ = _account()
         self.dir = Path(tempfile.mkdtemp(prefix="kiosk-session-"))
         self.dir.chmod(0o755)
@@ -42,7 +44,17 @@ class Session:
         for k in ("WAYLAND_DISPLAY", "DISPLAY"):
             full.pop(k, None)
         self.proc = subprocess.Popen([str(kiosk_binary()), "session", "--user", USER, "--compositor", "cage", *args],
-                                     env=full, stdout=subprocess.DEVNULL, stderr=open(self.log, "w"), cwd="/")
+                                     env=full, stdout=subprocess.DEVNULL, stderr=open(self.log, "w"), cwd="/",
+                                     pass_fds=pass_fds)
+
+    def gone(self, pids):
+        """Whether none of `pids` runs any more (a zombie waiting for init counts as gone)."""
+        def running(pid):
+            try:
+                return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            except OSError:
+                return False
+        return not any(running(p) for p in pids)
 
     def lines(self):
         return self.log.read_text().splitlines()
@@ -81,6 +93,16 @@ def session():
     yield start
     for s in made:
         s.close()
+
+
+@pytest.fixture
+def ready(session):
+    """A session whose Kiosk is on screen."""
+    def start(*args, **kw):
+        s = session(*args, **kw)
+        wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=f"READY=1 relayed:\n{s.log.read_text()}")
+        return s
+    return start
 
 
 def kiosk_pid(s):
@@ -143,3 +165,159 @@ def test_a_compositor_that_cannot_start_fails_at_once_and_says_why(session):
     assert "Unable to create the wlroots backend" in text  # cage's own line
     assert re.search(r"<3>kiosk: error: session: cage exited with status 1 after [\d.]+ s, before the kiosk was on screen", text), text
     assert s.notify.times("READY=1") == []
+
+
+# The root program: kiosk-session, trusting nothing from the kiosk's user.
+
+UI_LIBRARIES = ("libwayland", "libpixman", "libfcft", "libfontconfig", "libpng", "libxkbcommon")
+
+
+def linked(binary):
+    return subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=True).stdout
+
+
+def test_the_root_program_links_none_of_the_uis_libraries():
+    kiosk = linked(kiosk_binary())
+    assert all(lib in kiosk for lib in UI_LIBRARIES), kiosk  # ldd shows them where they are
+    session = linked(kiosk_binary().parent / "kiosk-session")
+    assert [lib for lib in UI_LIBRARIES if lib in session] == [], session
+
+
+def test_a_killed_session_leaves_nothing_of_the_kiosk_user_running(ready):
+    # No unit's pkill here: the death signal, set after the change of user, ends cage, and Kiosk with it.
+    s = ready()
+    before = s.user_processes()
+    names = {Path(f"/proc/{p}/comm").read_text().strip() for p in before}
+    assert {"cage", "kiosk"} <= names, names
+    s.proc.kill()
+    s.proc.wait()
+    wait_until(lambda: s.gone(before), timeout=10, what=f"the kiosk user's processes {before} ended")
+
+
+def environment(pid):
+    entries = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(e.decode().split("=", 1) for e in entries if b"=" in e)
+
+
+def test_roots_environment_stays_with_root(ready):
+    s = ready(KIOSK_E2E_MARK="passed", ROOT_ONLY="secret", LD_LIBRARY_PATH="/nonexistent", MAIL="/var/mail/root",
+              HOME="/root", CREDENTIALS_DIRECTORY="/run/credentials/kiosk.service", LANG="C.UTF-8")
+    home = pwd.getpwnam(USER).pw_dir
+    for pid in s.user_processes():
+        env = environment(pid)
+        leaked = {"ROOT_ONLY", "LD_LIBRARY_PATH", "MAIL", "CREDENTIALS_DIRECTORY", "RUNTIME_DIRECTORY", "WATCHDOG_PID"} & env.keys()
+        assert not leaked, (pid, leaked)
+        assert (env["HOME"], env["USER"], env["LOGNAME"]) == (home, USER, USER), env
+        assert env["KIOSK_E2E_MARK"] == "passed" and env["LANG"] == "C.UTF-8", env  # what the unit sets for Kiosk
+
+
+def test_no_descriptor_of_roots_reaches_the_users_programs(ready, tmp_path):
+    # What a PAM module (or whoever started the session) leaves open without close-on-exec.
+    secret = open(tmp_path / "root-only", "w")
+    os.set_inheritable(secret.fileno(), True)
+    try:
+        s = ready(pass_fds=(secret.fileno(),))
+        target = str((tmp_path / "root-only").resolve())
+        assert target in [os.readlink(f) for f in Path(f"/proc/{s.proc.pid}/fd").iterdir()]  # the session had it
+        for pid in s.user_processes():
+            held = [os.readlink(f) for f in Path(f"/proc/{pid}/fd").iterdir()]
+            assert target not in held, (pid, held)
+    finally:
+        secret.close()
+
+
+HOSTILE = r'''
+import array, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+relay = "\0" + sys.argv[1]
+for _ in range(2):
+    sock.sendto(b"WATCHDOG_USEC=1\nMAINPID=1\nNOTIFYACCESS=all\nEXTEND_TIMEOUT_USEC=1\nSTATUS=from the kiosk user", relay)
+    with open("/dev/null") as f:
+        sock.sendmsg([b"FDSTORE=1\nFDNAME=x\nBARRIER=1"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [f.fileno()]))], 0, relay)
+'''
+
+
+def test_the_kiosk_user_cannot_speak_for_the_service(ready):
+    s = ready()
+    uid, gid, _ = _account()
+    subprocess.run([sys.executable, "-c", HOSTILE, f"kiosk-session-{s.proc.pid}"], user=uid, group=gid, check=True)
+    wait_until(lambda: any("STATUS=from the kiosk user" in m for _, m in s.notify.poll()), timeout=5, what="the status relayed")
+    refused = ("MAINPID", "WATCHDOG_USEC", "NOTIFYACCESS", "EXTEND_TIMEOUT_USEC", "FDSTORE", "FDNAME", "BARRIER")
+    said = [m for _, m in s.notify.poll()]
+    assert not [m for m in said if any(f"{name}=" in m for name in refused)], said
+    wait_until(lambda: sum("session: ignored" in l for l in s.lines()) == len(refused), timeout=5,
+               what=f"each refused field named once:\n{s.log.read_text()}")
+    for name in refused:
+        assert [l for l in s.lines() if f"ignored {name}= from uid {uid}" in l], name
+    # Still the kiosk's: its pings pass and stopping works.
+    sent = time.monotonic()
+    wait_until(lambda: [t for t in s.notify.times("WATCHDOG=1") if t > sent], timeout=5, what="a ping after them")
+    s.proc.send_signal(signal.SIGTERM)
+    assert s.proc.wait(timeout=15) == 0
+
+
+def test_a_terminal_that_is_not_a_virtual_terminals_name_is_refused(session):
+    s = session("--tty", "../etc/shadow")
+    assert s.proc.wait(timeout=10) == 1
+    assert "session: --tty ../etc/shadow: expected a virtual terminal's name, tty1 to tty63" in s.log.read_text()
+
+
+# A PAM session, as weston's on Debian 12 (logind), here with cage and a service of the test's own:
+# pam_group adds a group at pam_setcred, pam_exec records the session's opening and closing.
+
+PAM_SERVICE = "kiosk-e2e-session"
+PAM_GROUP = "kiosk-e2e-pam"
+
+
+@pytest.fixture
+def pam_session(tmp_path):
+    record, slow = tmp_path / "pam-record", tmp_path / "slow"
+    hook = tmp_path / "pam-hook"
+    hook.write_text(f'#!/bin/sh\necho "$PAM_TYPE" >> {record}\n'
+                    f'if [ "$PAM_TYPE" = open_session ] && [ -e {slow} ]; then sleep 3; fi\n')
+    hook.chmod(0o755)
+    subprocess.run(["groupadd", "-f", PAM_GROUP], check=True)
+    service = Path("/etc/pam.d") / PAM_SERVICE
+    service.write_text(f"auth optional pam_group.so\naccount required pam_permit.so\nsession required pam_exec.so {hook}\n")
+    conf = Path("/etc/security/group.conf")
+    original = conf.read_text() if conf.exists() else None
+    conf.write_text((original or "") + f"\n{PAM_SERVICE};*;{USER};Al0000-2400;{PAM_GROUP}\n")
+    try:
+        yield record, slow
+    finally:
+        service.unlink()
+        if original is None:
+            conf.unlink()
+        else:
+            conf.write_text(original)
+        subprocess.run(["groupdel", PAM_GROUP], check=False)
+
+
+def groups(pid):
+    line = next(l for l in Path(f"/proc/{pid}/status").read_text().splitlines() if l.startswith("Groups:"))
+    return {int(g) for g in line.split()[1:]}
+
+
+def test_groups_a_pam_module_adds_are_kept(ready, pam_session):
+    record, _ = pam_session
+    s = ready("--pam-service", PAM_SERVICE)
+    gid = grp.getgrnam(PAM_GROUP).gr_gid
+    users = s.user_processes()
+    assert users and all(gid in groups(p) for p in users), {p: groups(p) for p in users}
+    s.proc.send_signal(signal.SIGTERM)
+    assert s.proc.wait(timeout=15) == 0
+    wait_until(lambda: record.read_text().split() == ["open_session", "close_session"], timeout=5,
+               what=f"the session closed: {record.read_text()}")
+
+
+def test_a_stop_while_the_session_opens_still_closes_it(session, pam_session):
+    record, slow = pam_session
+    slow.touch()
+    s = session("--pam-service", PAM_SERVICE)
+    wait_until(lambda: record.exists() and "open_session" in record.read_text(), timeout=10, what="the session opening")
+    keeper = int(Path(f"/proc/{s.proc.pid}/task/{s.proc.pid}/children").read_text().split()[0])
+    os.kill(keeper, signal.SIGTERM)  # as its death signal does when the supervisor is killed
+    wait_until(lambda: "close_session" in record.read_text(), timeout=15,
+               what=f"the session closed after a SIGTERM while it opened: {record.read_text()}\n{s.log.read_text()}")
+    s.proc.wait(timeout=15)
+    assert s.user_processes() == []

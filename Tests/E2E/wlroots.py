@@ -70,8 +70,13 @@ def _user_copy(path: Path) -> Path:
 
 
 def kiosk_binary() -> Path:
-    """The kiosk binary where the test user can run it."""
-    return _user_copy(KIOSK)
+    """The kiosk binary where the test user can run it, kiosk-session beside it (where
+    `kiosk session` looks first)."""
+    copy = _user_copy(KIOSK)
+    session = KIOSK.parent / "kiosk-session"
+    if session.exists() and not (copy.parent / session.name).exists():
+        shutil.copy2(session, copy.parent / session.name)
+    return copy
 
 
 class UserCompositor:

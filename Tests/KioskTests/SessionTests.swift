@@ -1,5 +1,5 @@
 import Testing
-@testable import Kiosk
+@testable import KioskSession
 
 @Suite struct CompositorChoiceTests {
     let gpu = DisplayCard(name: "card0", driver: "virtio_gpu", primeImport: true)
@@ -88,5 +88,72 @@ import Testing
         let l = CompositorLaunch.make(.weston, kiosk: "/usr/bin/kiosk", extra: [], runtimeDirectory: "/run/kiosk")
         #expect(l.arguments == ["--config=/etc/kiosk/weston.ini", "--use-pixman", "--log=/run/kiosk/weston.log"])
         #expect(l.pamService == "kiosk")
+    }
+}
+
+@Suite struct SessionOptionsTests {
+    @Test func ownOptionsAreReadAndTheRestGoToTheCompositor() throws {
+        let o = try SessionOptions.parse(["--compositor", "cage", "-r", "--user=visitor", "--tty", "tty2", "-s"]).get()
+        #expect(o.compositor == .cage && o.user == "visitor" && o.tty == "tty2")
+        #expect(o.compositorOptions == ["-r", "-s"])
+        #expect(try SessionOptions.parse(["--compositor", "auto"]).get().compositor == nil)
+        #expect(try SessionOptions.parse(["--kiosk", "/opt/k", "--pam-service", "login"]).get() ==
+                SessionOptions(pamService: "login", kiosk: "/opt/k"))
+    }
+
+    @Test func theTerminalIsOnlyAVirtualTerminalsName() {
+        for good in ["tty1", "tty7", "tty63"] { #expect(SessionOptions.isTerminalName(good), "\(good)") }
+        for bad in ["tty0", "tty64", "ttyS0", "tty+1", "tty01", "tty", "../etc/shadow", "tty1/../../etc/shadow", "pts/0", ""] {
+            #expect(!SessionOptions.isTerminalName(bad), "\(bad)")
+        }
+        guard case .failure(let e) = SessionOptions.parse(["--tty", "../etc/shadow"]) else { Issue.record("accepted"); return }
+        #expect(e.description == "--tty ../etc/shadow: expected a virtual terminal's name, tty1 to tty63 (kiosk-session --help)")
+    }
+
+    @Test func anOptionWithoutItsValueOrAnUnknownCompositorIsOneLine() {
+        guard case .failure(let e) = SessionOptions.parse(["--user"]) else { Issue.record("accepted"); return }
+        #expect(e.description == "--user needs a value (kiosk-session --help)")
+        guard case .failure(let f) = SessionOptions.parse(["--compositor", "sway"]) else { Issue.record("accepted"); return }
+        #expect(f.description == "--compositor sway: expected auto, cage or weston (kiosk-session --help)")
+    }
+}
+
+@Suite struct UserEnvironmentTests {
+    @Test func onlyWhatIsMeantForTheSessionPassesAndTheAccountIsTheUsers() {
+        let root = [
+            "TERM": "linux", "LANG": "de_DE.UTF-8", "LC_TIME": "C", "TZ": "Europe/Berlin", "PATH": "/usr/sbin:/usr/bin",
+            "JOURNAL_STREAM": "8:123", "WATCHDOG_USEC": "20000000", "XDG_STATE_HOME": "/var/lib", "XDG_SESSION_TYPE": "wayland",
+            "WLR_DRM_DEVICES": "/dev/dri/card1", "KIOSK_VERBOSE": "1", "LIBSEAT_BACKEND": "logind",
+            "HOME": "/root", "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash", "MAIL": "/var/mail/root",
+            "LD_PRELOAD": "/tmp/x.so", "CREDENTIALS_DIRECTORY": "/run/credentials/kiosk.service", "SSH_AUTH_SOCK": "/tmp/a",
+            "MANAGERPID": "1", "SYSTEMD_EXEC_PID": "400", "NOTIFY_SOCKET": "/run/systemd/notify", "LC_": "x", "XDG_": "y",
+        ]
+        let env = UserEnvironment.forUser(root, home: "/var/lib/kiosk", user: "kiosk", shell: "/usr/sbin/nologin")
+        #expect(env == [
+            "TERM": "linux", "LANG": "de_DE.UTF-8", "LC_TIME": "C", "TZ": "Europe/Berlin", "PATH": "/usr/sbin:/usr/bin",
+            "JOURNAL_STREAM": "8:123", "WATCHDOG_USEC": "20000000", "XDG_STATE_HOME": "/var/lib", "XDG_SESSION_TYPE": "wayland",
+            "WLR_DRM_DEVICES": "/dev/dri/card1", "KIOSK_VERBOSE": "1", "LIBSEAT_BACKEND": "logind",
+            "HOME": "/var/lib/kiosk", "USER": "kiosk", "LOGNAME": "kiosk", "SHELL": "/usr/sbin/nologin",
+        ])
+        #expect(UserEnvironment.forUser([:], home: "/h", user: "k", shell: "/s")["PATH"] == "/usr/local/bin:/usr/bin:/bin")
+    }
+}
+
+@Suite struct NotifyFilterTests {
+    @Test func onlyTheKiosksStatePassesAndEachOtherFieldIsNamedOnce() {
+        var f = NotifyFilter()
+        let first = f.filter("READY=1\nSTATUS=tiles\nMAINPID=1\nWATCHDOG_USEC=1\nNOTIFYACCESS=all\nWATCHDOG=1")
+        #expect(first.passed == ["READY=1", "STATUS=tiles", "WATCHDOG=1"])
+        #expect(first.newlyRefused == ["MAINPID", "WATCHDOG_USEC", "NOTIFYACCESS"])
+        let second = f.filter("WATCHDOG=trigger\nSTOPPING=1\nRELOADING=1\nERRNO=5\nMAINPID=7\nEXTEND_TIMEOUT_USEC=9\nBARRIER=1\nFDSTORE=1")
+        #expect(second.passed == ["WATCHDOG=trigger", "STOPPING=1", "RELOADING=1", "ERRNO=5"])
+        #expect(second.newlyRefused == ["EXTEND_TIMEOUT_USEC", "BARRIER", "FDSTORE"])
+    }
+
+    @Test func aLookalikeOrAHostileNameIsRefusedAndLoggedPrintably() {
+        var f = NotifyFilter()
+        let r = f.filter("READY=10\nWATCHDOG=0\nREADY=1 \nX\u{1b}[2J=1\n" + String(repeating: "A", count: 500))
+        #expect(r.passed.isEmpty)
+        #expect(r.newlyRefused == ["READY", "WATCHDOG", "X[2J", String(repeating: "A", count: 64)])
     }
 }

@@ -215,7 +215,7 @@ class TestPanelWithGPU:
         show_the_tiles(gpu)
         time.sleep(5)  # saved: the turned kiosk starts on them
         if SUITE == "bookworm":
-            gpu.drop_in("override", "[Service]\nExecStart=\nExecStart=/usr/bin/kiosk session --compositor cage -r")
+            gpu.drop_in("override", "[Service]\nExecStart=\nExecStart=/usr/libexec/kiosk/kiosk-session --compositor cage -r")
             gpu.restart()
         else:
             output = gpu.kiosk_wayland("wlr-randr").split()[0]

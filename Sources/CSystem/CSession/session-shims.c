@@ -108,22 +108,50 @@ static char **merge_env(char *const base[], char *const extra[])
     return out;
 }
 
-static void become(const struct kiosk_identity *who)
+static struct passwd *account(const struct kiosk_identity *who)
 {
     struct passwd *pw = getpwnam(who->user);
     if (!pw) child_fail(who->user, "no such user");
-    if (who->tty) {
-        /* The session's terminal belongs to its user, as login(1) and systemd's TTYPath= do. */
-        char path[64];
-        snprintf(path, sizeof path, "/dev/%s", who->tty);
-        if (chown(path, pw->pw_uid, (gid_t)-1) < 0 || chmod(path, 0620) < 0) child_fail(path, strerror(errno));
-    }
-    if (initgroups(pw->pw_name, pw->pw_gid) < 0) child_fail("initgroups", strerror(errno));
+    return pw;
+}
+
+/* The session's terminal belongs to its user, as login(1) and systemd's TTYPath= do. Only a
+ * virtual terminal's name (the caller checks it too): root changes the owner of this path. */
+static void give_terminal(const char *tty, const struct passwd *pw)
+{
+    if (strncmp(tty, "tty", 3) != 0 || !tty[3] || strspn(tty + 3, "0123456789") != strlen(tty + 3) || strlen(tty) > 5)
+        child_fail(tty, "not a virtual terminal's name");
+    char path[16];
+    snprintf(path, sizeof path, "/dev/%s", tty);
+    if (chown(path, pw->pw_uid, (gid_t)-1) < 0 || chmod(path, 0620) < 0) child_fail(path, strerror(errno));
+}
+
+/* Becomes the user for good. The parent-death signal is set after the change, which clears it
+ * (prctl(2)); `parent` gone by then means it died first. */
+static void become(const struct passwd *pw, pid_t parent)
+{
     if (setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) < 0) child_fail("setresgid", strerror(errno));
     if (setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0) child_fail("setresuid", strerror(errno));
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent) _exit(127);
     if (chdir(pw->pw_dir) < 0 && chdir("/") < 0) child_fail("chdir", strerror(errno));
 }
 
+/* Every descriptor above stderr closed: what the caller or a PAM module left open stays out of
+ * the user's programs. */
+static void close_inherited(void)
+{
+    if (close_range(3, ~0U, 0) == 0) return;
+    for (int fd = 3; fd < 65536; fd++) close(fd);
+}
+
+static void run_program(const char *path, char *const argv[], char *const envp[])
+{
+    close_inherited();
+    execve(path, argv, envp);
+    child_fail(path, strerror(errno));
+}
+
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
 static pid_t session_program;
 
 static void forward_signal(int sig)
@@ -131,29 +159,47 @@ static void forward_signal(int sig)
     if (session_program > 0) kill(session_program, sig);
 }
 
+static void stop_signal_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) sigaddset(set, stop_signals[i]);
+}
+
 /* The PAM session's keeper, as login(1) and systemd are: logind ends a session once the
  * process that opened it lets go (pam_systemd's fd is close-on-exec), so this process stays,
  * runs the program as the user in a child, passes stop signals on, and closes the session
- * when the program has ended. Never returns. */
+ * when the program has ended. Stop signals stay blocked until there is a program to pass them
+ * to: one that comes while the session opens still closes it. Never returns. */
 static void keep_pam_session(const char *path, char *const argv[], char *const envp[], const struct kiosk_identity *who)
 {
+    sigset_t stops;
+    stop_signal_set(&stops);
+    sigprocmask(SIG_BLOCK, &stops, NULL);
+    struct sigaction forward = { .sa_handler = forward_signal };
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) sigaction(stop_signals[i], &forward, NULL);
+
+    struct passwd *pw = account(who);
+    /* The user's groups first, then PAM's credentials, in this process as login(1) does: groups
+     * a module adds (pam_group) are kept for the program. */
+    if (initgroups(pw->pw_name, pw->pw_gid) < 0) child_fail("initgroups", strerror(errno));
     struct pam_session s = open_pam_session(who);
+    if (who->tty) give_terminal(who->tty, pw);
     char **env = merge_env(envp, s.env);
     pid_t keeper = getpid();
     session_program = fork();
-    if (session_program < 0) child_fail("fork", strerror(errno));
     if (session_program == 0) {
-        if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != keeper) _exit(127);
-        become(who);
-        execve(path, argv, env);
-        child_fail(path, strerror(errno));
+        for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) signal(stop_signals[i], SIG_DFL);
+        sigprocmask(SIG_UNBLOCK, &stops, NULL);
+        become(pw, keeper);
+        run_program(path, argv, env);
     }
-    struct sigaction forward = { .sa_handler = forward_signal };
-    sigaction(SIGTERM, &forward, NULL);
-    sigaction(SIGINT, &forward, NULL);
-    sigaction(SIGHUP, &forward, NULL);
-    int status = 0;
-    while (waitpid(session_program, &status, 0) < 0 && errno == EINTR) {}
+    int status = 127 << 8;
+    if (session_program > 0) {
+        sigprocmask(SIG_UNBLOCK, &stops, NULL);
+        while (waitpid(session_program, &status, 0) < 0 && errno == EINTR) {}
+    } else {
+        dprintf(2, "kiosk session: fork: %s\n", strerror(errno));
+    }
     s.close_session(s.handle, 0);
     s.setcred(s.handle, 0x0004 /* PAM_DELETE_CRED */);
     s.end(s.handle, 0);
@@ -175,9 +221,12 @@ pid_t kiosk_session_spawn(const char *path, char *const argv[], char *const envp
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent) _exit(127);
     setsid();
     if (who && who->user && who->pam_service) keep_pam_session(path, argv, envp, who);
-    if (who && who->user) become(who);
-    execve(path, argv, envp);
-    child_fail(path, strerror(errno));
+    if (who && who->user) {
+        struct passwd *pw = account(who);
+        if (initgroups(pw->pw_name, pw->pw_gid) < 0) child_fail("initgroups", strerror(errno));
+        become(pw, parent);
+    }
+    run_program(path, argv, envp);
     return -1;
 }
 

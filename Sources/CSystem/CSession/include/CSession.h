@@ -9,15 +9,18 @@
 struct kiosk_identity {
     const char *user;        /* switch to this user (initgroups, setgid, setuid, HOME) */
     const char *pam_service; /* open a PAM session first (pam_systemd: a logind session) */
-    const char *tty;         /* the session's terminal, e.g. "tty1", given to the user */
+    const char *tty;         /* the session's terminal, "ttyN" only, given to the user */
 };
 
-/* fork + exec of `path` with `argv`/`envp` (NULL-terminated). The child gets SIGTERM when the
- * caller dies and starts with no signals blocked. When `who` names a PAM service, the child opens
- * the session, runs `path` in a child of its own with the session's environment (XDG_RUNTIME_DIR,
- * XDG_SESSION_ID) added to `envp`, passes SIGTERM/SIGINT/SIGHUP on to it, closes the session
- * when it ends and exits with its status. Returns the pid, or -1 with errno. A child that cannot
- * become `who` or exec writes one line to stderr and exits 127. */
+/* fork + exec of `path` with `argv`/`envp` (NULL-terminated), every descriptor above stderr
+ * closed. The child starts with no signals blocked; as `who` (its groups, then its ids) it gets
+ * SIGTERM when its parent dies, the death signal set after the change of ids, which clears it.
+ * When `who` names a PAM service, the child is the session's keeper: the user's groups, then
+ * PAM's credentials (a module's groups kept), the session opened, then `path` run as the user
+ * in a child of its own with the session's environment (XDG_RUNTIME_DIR, XDG_SESSION_ID) added
+ * to `envp`; SIGTERM/SIGINT/SIGHUP wait until they can be passed on to it; the session is closed
+ * when it ends and the keeper exits with its status. Returns the pid, or -1 with errno. A child
+ * that cannot become `who` or exec writes one line to stderr and exits 127. */
 pid_t kiosk_session_spawn(const char *path, char *const argv[], char *const envp[],
                           const struct kiosk_identity *who);
 

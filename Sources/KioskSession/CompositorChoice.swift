@@ -163,6 +163,7 @@ enum SessionError: Error, Equatable, CustomStringConvertible {
     case renderOnly(String)
     case noCompositor
     case system(String)
+    case usage(String)
 
     var description: String {
         switch self {
@@ -172,6 +173,7 @@ enum SessionError: Error, Equatable, CustomStringConvertible {
             return "\(cards): render-only, no display device yet: is the display's driver loaded (on a Raspberry Pi, dtoverlay=vc4-kms-v3d in config.txt)?"
         case .noCompositor: return "neither cage nor weston is installed: apt install cage"
         case .system(let s): return s
+        case .usage(let s): return "\(s) (kiosk-session --help)"
         }
     }
 }

@@ -19,6 +19,8 @@ final class SessionSupervisor {
         var arguments: [String]
         var environment: [String: String]
         var identity: Identity?
+        /// The Kiosk executable, asked to stop first.
+        var kiosk: String
     }
     struct Identity {
         var user: String
@@ -41,6 +43,7 @@ final class SessionSupervisor {
     private var started = 0.0
     private var ready = false
     private var stopping = false
+    private var notifications = NotifyFilter()
     /// When the compositor is asked to stop, if it has not ended with Kiosk by then.
     private var compositorDeadline: Double?
     /// When the processes still running get SIGKILL.
@@ -160,21 +163,23 @@ final class SessionSupervisor {
             // teardown (wl_display_terminate's assertion) and waits for Kiosk forever.
             log.info("session: signal \(sig): stopping the kiosk and \(name)")
             notify("STOPPING=1")
-            for pid in descendants() where pid != compositor && Self.runsThisProgram(pid) { kill(pid, SIGTERM) }
+            for pid in descendants() where pid != compositor && Self.runs(child.kiosk, pid) { kill(pid, SIGTERM) }
             compositorDeadline = MonotonicClock.now() + 3
             killDeadline = MonotonicClock.now() + 6
         }
         stopping = true
     }
 
-    /// Kiosk's notifications, passed on as this process's own (MAINPID= is not Kiosk's to say).
+    /// Kiosk's notifications: what it says of its state passed on as this process's own; what
+    /// would change how systemd treats the service (NotifyFilter) logged once by name, not sent.
     private func relayNotifications() {
         var buf = [CChar](repeating: 0, count: 4096)
         var uid: Int64 = -1
         while case let n = kiosk_session_notify_receive(relay, &buf, buf.count, &uid), n >= 0 {
             guard uid == 0 || uid == Int64(getuid()) || notifierUID.map({ Int64($0) == uid }) == true else { continue }
             let text = String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let lines = text.split(separator: "\n").filter { !$0.hasPrefix("MAINPID=") }
+            let (lines, refused) = notifications.filter(text)
+            for name in refused { log.warning("session: ignored \(name)= from uid \(uid): only the kiosk's state is passed on to systemd") }
             if !ready, lines.contains("READY=1") {
                 ready = true
                 log.info("session: the kiosk is on screen, \(format1(MonotonicClock.now() - started)) s after \(name) started")
@@ -216,10 +221,10 @@ final class SessionSupervisor {
         return found
     }
 
-    /// Whether `pid` runs the executable this process runs (Kiosk, under either compositor).
-    static func runsThisProgram(_ pid: pid_t) -> Bool {
+    /// Whether `pid` runs `executable` (Kiosk, under either compositor).
+    static func runs(_ executable: String, _ pid: pid_t) -> Bool {
         var mine = stat(), theirs = stat()
-        return stat("/proc/self/exe", &mine) == 0 && stat("/proc/\(pid)/exe", &theirs) == 0
+        return stat(executable, &mine) == 0 && stat("/proc/\(pid)/exe", &theirs) == 0
             && mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino
     }
 

@@ -1,0 +1,126 @@
+import KioskCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// kiosk-session: the one program of the kiosk that runs as root. It links libc and the
+/// kiosk's plain values only (no Wayland, pixman, fonts or images: a test says so) and opens
+/// PAM at run time, in the child that needs it.
+
+@main
+enum SessionMain {
+    static let log = makeLogger(verbose: false)
+
+    static func main() {
+        let options: SessionOptions
+        switch SessionOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+        case .success(let o): options = o
+        case .failure(let e): failing("session: \(e)")
+        }
+        if options.help { print(SessionOptions.usage); exit(0) }
+        if options.version { print(kioskVersion); exit(0) }
+        exit(run(options))
+    }
+
+    static func failing(_ message: String) -> Never {
+        log.error("\(message)")
+        exit(1)
+    }
+
+    /// Chooses the compositor, readies the user's runtime folder and environment, and supervises
+    /// the compositor until it ends; the exit status.
+    static func run(_ o: SessionOptions) -> Int32 {
+        let installed = Set(Compositor.allCases.filter { access($0.path, X_OK) == 0 })
+        let cage = o.compositor == nil && installed.contains(.cage) ? cageVersion() : nil
+        let choice: CompositorChoice
+        switch CompositorChoice.choose(requested: o.compositor, cards: DisplayCards.present(), installed: installed, cageVersion: cage) {
+        case .success(let c): choice = c
+        case .failure(let e): failing("session: \(e)")
+        }
+        log.notice("session: running \(choice.compositor.rawValue): \(choice.reason)")
+        if let w = choice.warning { log.warning("session: \(w)") }
+
+        let asRoot = geteuid() == 0
+        guard let pw = (asRoot ? getpwnam(o.user) : getpwuid(geteuid()))?.pointee else {
+            failing("session: no user \(o.user): reinstall the kiosk package (it creates the user)")
+        }
+        let runtime: String
+        do { runtime = try runtimeDirectory(owner: asRoot ? pw : nil, user: o.user) } catch { failing("session: \(error)") }
+        let launch = CompositorLaunch.make(choice.compositor, kiosk: o.kiosk, extra: o.compositorOptions,
+                                           runtimeDirectory: runtime, devices: choice.devices)
+
+        var env = currentEnvironment()
+        if asRoot {
+            env = UserEnvironment.forUser(env, home: String(cString: pw.pw_dir), user: String(cString: pw.pw_name),
+                                          shell: String(cString: pw.pw_shell))
+        }
+        for (k, v) in launch.defaults where env[k] == nil { env[k] = v }
+        env["XDG_RUNTIME_DIR"] = runtime // a logind session (weston) brings its own
+        let pam = o.pamService ?? launch.pamService
+        // The terminal is weston's (its logind session holds the VT); cage reaches the seat by seatd.
+        let tty = pam != nil && choice.compositor == .weston ? o.tty : nil
+        let identity = asRoot ? SessionSupervisor.Identity(user: o.user, pamService: pam, tty: tty) : nil
+        let supervisor = SessionSupervisor(
+            log: log, name: choice.compositor.rawValue,
+            child: .init(path: launch.path, arguments: launch.arguments, environment: env, identity: identity, kiosk: o.kiosk),
+            compositorLog: choice.compositor == .weston ? "\(runtime)/weston.log" : nil,
+            notifierUID: pw.pw_uid)
+        do { return try supervisor.run() } catch { failing("session: \(error)") }
+    }
+
+    /// What `cage -v` says, or nil when it says nothing readable (then cage counts as 0.1).
+    /// Spawned and reaped here, before the supervisor takes SIGCHLD.
+    static func cageVersion() -> CageVersion? {
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(Compositor.cage.path), strdup("-v"), nil]
+        defer { argv.forEach { free($0) } }
+        var noEnvironment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=\(UserEnvironment.defaultPath)"), nil]
+        defer { noEnvironment.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, Compositor.cage.path, &actions, nil, argv, &noEnvironment) == 0
+        close(pipe[1])
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 256)
+        while spawned, output.count < 4096, case let n = read(pipe[0], &chunk, chunk.count), n > 0 { output += chunk[..<n] }
+        close(pipe[0])
+        var status: Int32 = 0
+        if spawned { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").lazy
+            .compactMap { CageVersion(versionLine: String($0)) }.first
+    }
+
+    /// systemd's `RuntimeDirectory=` (or /run/kiosk) given to the kiosk's user when started as
+    /// root; the caller's own `XDG_RUNTIME_DIR` otherwise.
+    static func runtimeDirectory(owner: passwd?, user: String) throws -> String {
+        guard let owner else {
+            guard let dir = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !dir.isEmpty else {
+                throw SessionError.system("XDG_RUNTIME_DIR is not set")
+            }
+            return dir
+        }
+        let dir = getenv("RUNTIME_DIRECTORY").map { String(String(cString: $0).split(separator: ":").first ?? "") } ?? "/run/kiosk"
+        if mkdir(dir, 0o700) != 0, errno != EEXIST { throw SessionError.system("cannot create \(dir): \(String(cString: strerror(errno)))") }
+        guard chown(dir, owner.pw_uid, owner.pw_gid) == 0, chmod(dir, 0o700) == 0 else {
+            throw SessionError.system("cannot give \(dir) to \(user): \(String(cString: strerror(errno)))")
+        }
+        return dir
+    }
+
+    static func currentEnvironment() -> [String: String] {
+        var env: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+            p += 1
+        }
+        return env
+    }
+}

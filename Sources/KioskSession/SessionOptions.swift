@@ -1,0 +1,74 @@
+/// kiosk-session's command line. Its own few options are read here; every other word goes to
+/// the compositor (`kiosk-session --compositor cage -r` turns cage's output).
+struct SessionOptions: Equatable {
+    var compositor: Compositor?
+    var user = "kiosk"
+    var tty = "tty1"
+    /// A PAM session for the compositor: weston's default is "kiosk" (Debian 12's weston needs
+    /// logind), cage's none; an operator may give one to cage too.
+    var pamService: String?
+    /// The Kiosk executable the compositor runs.
+    var kiosk = "/usr/bin/kiosk"
+    var compositorOptions: [String] = []
+    var help = false
+    var version = false
+
+    static let usage = """
+        Usage: kiosk-session [--compositor auto|cage|weston] [--user NAME] [--tty ttyN]
+                             [--pam-service NAME] [--kiosk PATH] [COMPOSITOR OPTIONS…]
+
+        The main process of kiosk.service, started as root: picks the compositor for this panel's
+        display (cage, or weston where cage cannot drive it), runs it with Kiosk in it as --user
+        (default kiosk), passes Kiosk's READY=1, STATUS= and watchdog pings on to systemd and stops
+        every process it started when it is stopped. Options it does not know go to the compositor.
+          --compositor  cage, weston, or auto (the default)
+          --user        the user the compositor and Kiosk run as (when started as root)
+          --tty         the terminal of weston's logind session, a ttyN name (default tty1)
+          --pam-service open a PAM session with this service first (weston: kiosk)
+          --kiosk       the Kiosk executable (default /usr/bin/kiosk)
+        """
+
+    /// The options, or a one-line reason the command line is wrong.
+    static func parse(_ words: [String]) -> Result<SessionOptions, SessionError> {
+        var o = SessionOptions()
+        var rest = words[...]
+        while let word = rest.popFirst() {
+            let (name, attached) = split(word)
+            guard valued.contains(name) else {
+                switch word {
+                case "--help", "-h": o.help = true
+                case "--version": o.version = true
+                default: o.compositorOptions.append(word)
+                }
+                continue
+            }
+            guard let value = attached ?? rest.popFirst() else { return .failure(.usage("\(name) needs a value")) }
+            switch name {
+            case "--compositor":
+                if value == "auto" { o.compositor = nil } else if let c = Compositor(rawValue: value) { o.compositor = c } else {
+                    return .failure(.usage("--compositor \(value): expected auto, cage or weston"))
+                }
+            case "--user": o.user = value
+            case "--tty":
+                guard isTerminalName(value) else { return .failure(.usage("--tty \(value): expected a virtual terminal's name, tty1 to tty63")) }
+                o.tty = value
+            case "--pam-service": o.pamService = value
+            default: o.kiosk = value
+            }
+        }
+        return .success(o)
+    }
+
+    private static let valued: Set = ["--compositor", "--user", "--tty", "--pam-service", "--kiosk"]
+
+    private static func split(_ word: String) -> (String, String?) {
+        guard word.hasPrefix("--"), let eq = word.firstIndex(of: "=") else { return (word, nil) }
+        return (String(word[..<eq]), String(word[word.index(after: eq)...]))
+    }
+
+    /// Only "ttyN": the name becomes a path root changes the owner of (/dev/ttyN).
+    static func isTerminalName(_ s: String) -> Bool {
+        guard s.hasPrefix("tty"), let n = Int(s.dropFirst(3)), String(n) == s.dropFirst(3) else { return false }
+        return (1...63).contains(n)
+    }
+}
