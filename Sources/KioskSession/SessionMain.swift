@@ -55,7 +55,7 @@ enum SessionMain {
                                           shell: String(cString: pw.pw_shell))
         }
         for (k, v) in launch.defaults where env[k] == nil { env[k] = v }
-        env["XDG_RUNTIME_DIR"] = runtime // a logind session (weston) brings its own
+        env["XDG_RUNTIME_DIR"] = runtime // also in a logind session: /run/user is out of the unit's sight
         let pam = o.pamService ?? launch.pamService
         // The terminal is weston's (its logind session holds the VT); cage reaches the seat by seatd.
         let tty = pam != nil && choice.compositor == .weston ? o.tty : nil

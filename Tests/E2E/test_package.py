@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -66,7 +67,7 @@ def test_the_package_holds_what_a_kiosk_needs_and_nothing_else():
     depends = [d.strip().split(" ")[0] for d in fields["Depends"].split(",")]
     # What kiosk.service runs: cage (which aborts without Xwayland) through seatd; weston where
     # cage cannot drive the display.
-    for needed in ("libwayland-client0", "fonts-dejavu-core", "cage", "xwayland", "seatd", "procps"):
+    for needed in ("libwayland-client0", "fonts-dejavu-core", "cage", "xwayland", "seatd", "libpam-systemd"):
         assert needed in depends, fields["Depends"]
     # weston for plain framebuffers; Noto's core fonts for phrases in most scripts (CJK and emoji
     # only suggested: large, and only where a kiosk shows them).
@@ -105,7 +106,7 @@ def test_the_arm64_package_is_the_same_kiosk_for_debian_13(arm64_deb):
     # only for kiosk-weston.service.
     assert fields["Recommends"] == "fonts-noto-core" and fields["Suggests"].startswith("weston, "), fields
     depends = [d.strip().split(" ")[0] for d in fields["Depends"].split(",")]
-    for needed in ("libfcft4t64", "libpng16-16t64", "libwayland-client0", "cage", "xwayland", "seatd", "procps"):
+    for needed in ("libfcft4t64", "libpng16-16t64", "libwayland-client0", "cage", "xwayland", "seatd", "libpam-systemd"):
         assert needed in depends, fields["Depends"]
     with_glibc = re.search(r"libc6 \(>= 2\.(\d+)\)", fields["Depends"])
     assert with_glibc and int(with_glibc.group(1)) >= 38, fields["Depends"]  # trixie's runtime: Debian 13 only
@@ -149,6 +150,20 @@ def test_installed_units_verify_and_ship_disabled(installed):
     for g in ("video", "input", "render"):
         if run("getent", "group", g).returncode == 0:
             assert g in groups
+
+
+def confinement(unit):
+    """The unit's confinement block: from its heading comment to [Install]."""
+    text = Path(f"/lib/systemd/system/{unit}.service").read_text()
+    return text[text.index("# Confinement:"):text.index("[Install]")]
+
+
+def test_both_units_are_confined_alike_and_rated_safe(installed):
+    assert confinement("kiosk") == confinement("kiosk-weston")
+    for unit in ("kiosk", "kiosk-weston"):
+        r = run("systemd-analyze", "security", "--offline=true", f"/lib/systemd/system/{unit}.service")
+        score = float(re.search(r"Overall exposure level for .*: ([\d.]+)", r.stdout).group(1))
+        assert score <= 4.5, r.stdout[-3000:]
 
 
 def test_the_installed_kiosk_shows_its_first_frame(installed, tmp_path):

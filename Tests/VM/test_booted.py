@@ -5,6 +5,7 @@ touchscreen and read back with QMP screendumps — what a visitor sees. Two pane
 the bochs driver, no mouse). Each class's checks run in order on one machine; `KIOSK_VM_SUITE`
 picks the release (bookworm, trixie)."""
 import json
+import re
 import subprocess
 import time
 
@@ -14,7 +15,7 @@ from panel import (ARCH, FINGER0, FINGER1, SUITE, VERSION, accent_box, assert_sn
                    booted, box_centre, count_near, differing, record, show_the_tiles, shows_scene, tap_the_lander_pill_turned,
                    wait_for)
 
-# What `kiosk session` says it runs on each panel class: Debian 12's cage (wlroots 0.15) cannot
+# What kiosk-session says it runs on each panel class: Debian 12's cage (wlroots 0.15) cannot
 # drive a display without PRIME import; Debian 13's (wlroots 0.18) can.
 CHOICE = {
     "bookworm": {"gpu": "session: running cage: card0 (virtio_gpu) imports PRIME buffers",
@@ -50,6 +51,20 @@ def plain(vm_image, tmp_path_factory):
     yield from booted(vm_image, tmp_path_factory, "plain", (1024, 768), display="std", pointer=False)
 
 
+def assert_a_killed_session_leaves_nothing(panel, name):
+    """kill -9 of kiosk-session (the unit has no pkill): every process of the kiosk's user it
+    started ends — in a logind session (weston on Debian 12) too, out of the unit's reach — and
+    the kiosk comes back."""
+    users = "pgrep -u kiosk | sort"
+    old = set(panel.vm.out(users).split()) - set(panel.vm.out("pgrep -u kiosk -x 'systemd|\\(sd-pam\\)' || true").split())
+    pid = panel.kiosk_pid()
+    start = time.monotonic()
+    panel.vm.run(f"kill -9 {panel.unit('MainPID')}")
+    wait_for("the kiosk user's old processes gone", lambda: not old & set(panel.vm.out(users + " || true").split()), timeout=20)
+    record(f"{name}: kill -9 of kiosk-session → the kiosk user's processes gone", f"{time.monotonic() - start:.1f} s")
+    panel.wait_kiosk(other_than=pid, timeout=60)
+
+
 class TestPanelWithGPU:
     """virtio-gpu, 1280×800, a PS/2 mouse plugged in: cage through seatd."""
 
@@ -65,6 +80,18 @@ class TestPanelWithGPU:
         record("gpu: systemctl enable --now kiosk returned, the kiosk on screen (READY)", f"{took:.1f} s")
         assert CHOICE[SUITE]["gpu"] in gpu.journal()
         assert gpu.journal("-p", "warning") == "", "nothing needs attention on a good start"
+
+    def test_both_units_are_confined(self, gpu):
+        for unit in ("kiosk", "kiosk-weston"):
+            out = gpu.vm.out(f"systemd-analyze security {unit}.service --no-pager", check=False)
+            score = float(re.search(r"Overall exposure level for \S+: ([\d.]+)", out).group(1))
+            record(f"gpu: systemd-analyze security {unit}.service", f"{score}")
+            assert score <= 4.5, out[-3000:]
+        # It runs so: the system read-only, and root with seven capabilities (CHOWN, DAC_READ_SEARCH,
+        # FOWNER, KILL, SETGID, SETUID, AUDIT_WRITE).
+        pid = gpu.unit("MainPID")
+        assert gpu.vm.out(f"awk '$5 == \"/\" {{print $6}}' /proc/{pid}/mountinfo | tail -1").startswith("ro"), "/ is writable"
+        assert gpu.vm.out(f"grep CapBnd /proc/{pid}/status").split()[1] == "00000000200000ed"
 
     def test_the_screen_is_the_kiosk_exactly(self, gpu):
         """A fresh kiosk shows the setup screen, its touch check first."""
@@ -175,6 +202,26 @@ class TestPanelWithGPU:
         gpu.wait_kiosk(other_than=pid, timeout=10)
         record("gpu: kill -9 of Kiosk → back on screen (READY)", f"{time.monotonic() - start:.1f} s")
 
+    def test_the_kiosk_user_cannot_speak_for_the_service(self, gpu):
+        """As the kiosk's user, to kiosk-session's relay and to systemd's own socket: the fields
+        systemd would believe of a main process, and a descriptor. None changes the service."""
+        watched = "MainPID,WatchdogUSec,NotifyAccess,NFileDescriptorStore,ActiveState"
+        before = gpu.vm.out(f"systemctl show kiosk -p {watched}")
+        script = ("import array, socket, sys\n"
+                  "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+                  "for to in sys.argv[1:]:\n"
+                  "    to = '\\0' + to[1:] if to.startswith('@') else to\n"
+                  "    s.sendto(b'WATCHDOG_USEC=1\\nMAINPID=1\\nNOTIFYACCESS=all\\nEXTEND_TIMEOUT_USEC=1', to)\n"
+                  "    with open('/dev/null') as f:\n"
+                  "        s.sendmsg([b'FDSTORE=1\\nFDNAME=x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [f.fileno()]))], 0, to)\n")
+        gpu.vm.put("/tmp/hostile.py", script.encode())
+        gpu.vm.run(f"runuser -u kiosk -- python3 /tmp/hostile.py @kiosk-session-{gpu.unit('MainPID')} /run/systemd/notify")
+        time.sleep(3)
+        assert gpu.vm.out(f"systemctl show kiosk -p {watched}") == before
+        uid = gpu.vm.out("id -u kiosk")
+        for name in ("MAINPID", "WATCHDOG_USEC", "NOTIFYACCESS", "FDSTORE"):
+            assert f"session: ignored {name}= from uid {uid}" in gpu.journal(), name
+
     def test_a_hung_kiosk_is_restarted_by_the_watchdog(self, gpu):
         pid = gpu.kiosk_pid()
         start = time.monotonic()
@@ -182,6 +229,26 @@ class TestPanelWithGPU:
         gpu.wait_kiosk(other_than=pid, timeout=60)
         record("gpu: SIGSTOP of Kiosk → restarted by the watchdog, back on screen (WatchdogSec=20)", f"{time.monotonic() - start:.1f} s")
         assert "Watchdog timeout" in gpu.journal()
+
+    def test_kill_9_of_the_session_leaves_nothing_of_the_kiosk_user(self, gpu):
+        assert_a_killed_session_leaves_nothing(gpu, "gpu")
+
+    def test_a_metrics_file_outside_the_kiosks_folders_takes_one_edit(self, gpu):
+        """The README's way: the confined unit cannot write there until `systemctl edit kiosk`
+        adds the folder with ReadWritePaths=."""
+        prom = "/var/lib/prometheus/node-exporter/kiosk.prom"
+        gpu.vm.run(f"install -d -o kiosk -g kiosk {prom.rsplit('/', 1)[0]} && cp /etc/kiosk/kiosk.toml /tmp/kiosk.toml.orig"
+                   f" && sed -i 's|^# textfile = .*|textfile = \"{prom}\"|' /etc/kiosk/kiosk.toml")
+        try:
+            gpu.restart()
+            wait_for("the read-only metrics file reported", lambda: f"metrics: cannot write {prom}" in gpu.journal(), timeout=60)
+            gpu.drop_in("metrics", "[Service]\nReadWritePaths=/var/lib/prometheus/node-exporter")
+            gpu.restart()
+            wait_for("the metrics file written", lambda: "kiosk_" in gpu.vm.out(f"cat {prom} 2>/dev/null || true"), timeout=60)
+        finally:
+            gpu.remove_drop_ins()
+            gpu.vm.run("cp /tmp/kiosk.toml.orig /etc/kiosk/kiosk.toml")
+            gpu.restart()
 
     def test_ten_restarts_in_a_row_each_show_the_kiosk(self, gpu):
         times = []
@@ -306,6 +373,9 @@ class TestPlainFramebuffer:
                      and count_near(i, (0.5 * w, 0.6 * h), FINGER1) > 100)(plain.screen("held")), timeout=10)
         finally:
             plain.vm.touch(["up", 0], ["up", 1], ["sync"])
+
+    def test_kill_9_of_the_session_leaves_nothing_of_the_kiosk_user(self, plain):
+        assert_a_killed_session_leaves_nothing(plain, "plain")
 
     def test_stopping_leaves_nothing_and_kill_9_comes_back(self, plain):
         pid = plain.kiosk_pid()

@@ -91,7 +91,15 @@ static size_t count(char *const list[])
     return n;
 }
 
-/* `base` with every NAME=… of `extra` replacing base's entry of that NAME (malloc'd, child only). */
+/* The runtime folder stays the unit's (/run/kiosk), not logind's /run/user/UID: the confined
+ * unit cannot see /run/user (ProtectHome=). */
+static int kept_from_pam(const char *entry)
+{
+    return strncmp(entry, "XDG_RUNTIME_DIR=", 16) != 0;
+}
+
+/* `base` with every NAME=… of PAM's `extra` replacing base's entry of that NAME (malloc'd,
+ * child only). */
 static char **merge_env(char *const base[], char *const extra[])
 {
     size_t nb = count(base), ne = count(extra), n = 0;
@@ -101,10 +109,11 @@ static char **merge_env(char *const base[], char *const extra[])
         size_t key = strcspn(base[i], "=");
         int replaced = 0;
         for (size_t j = 0; j < ne && !replaced; j++)
-            replaced = strncmp(extra[j], base[i], key + 1) == 0;
+            replaced = kept_from_pam(extra[j]) && strncmp(extra[j], base[i], key + 1) == 0;
         if (!replaced) out[n++] = base[i];
     }
-    for (size_t j = 0; j < ne; j++) out[n++] = extra[j];
+    for (size_t j = 0; j < ne; j++)
+        if (kept_from_pam(extra[j])) out[n++] = extra[j];
     return out;
 }
 

@@ -17,8 +17,8 @@ struct kiosk_identity {
  * SIGTERM when its parent dies, the death signal set after the change of ids, which clears it.
  * When `who` names a PAM service, the child is the session's keeper: the user's groups, then
  * PAM's credentials (a module's groups kept), the session opened, then `path` run as the user
- * in a child of its own with the session's environment (XDG_RUNTIME_DIR, XDG_SESSION_ID) added
- * to `envp`; SIGTERM/SIGINT/SIGHUP wait until they can be passed on to it; the session is closed
+ * in a child of its own with the session's environment (XDG_SESSION_ID…; not its
+ * XDG_RUNTIME_DIR) added to `envp`; SIGTERM/SIGINT/SIGHUP wait until they can be passed on to it; the session is closed
  * when it ends and the keeper exits with its status. Returns the pid, or -1 with errno. A child
  * that cannot become `who` or exec writes one line to stderr and exits 127. */
 pid_t kiosk_session_spawn(const char *path, char *const argv[], char *const envp[],
