@@ -221,11 +221,12 @@ final class SessionSupervisor {
         return found
     }
 
-    /// Whether `pid` runs `executable` (Kiosk, under either compositor).
+    /// Whether `pid` runs `executable` (Kiosk, under either compositor), by the name it was
+    /// started with: /proc/PID/exe of another user's process needs CAP_SYS_PTRACE, which the
+    /// confined unit does not give root; its command line does not.
     static func runs(_ executable: String, _ pid: pid_t) -> Bool {
-        var mine = stat(), theirs = stat()
-        return stat(executable, &mine) == 0 && stat("/proc/\(pid)/exe", &theirs) == 0
-            && mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino
+        guard let line = readProcFile("/proc/\(pid)/cmdline"), let first = line.split(separator: "\0").first else { return false }
+        return first == executable || first.split(separator: "/").last == executable.split(separator: "/").last
     }
 
     static func children(of pid: pid_t) -> [pid_t] {
