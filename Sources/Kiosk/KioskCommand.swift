@@ -51,7 +51,7 @@ extension KioskCommand {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "run", abstract: "Run the kiosk in the current Wayland session (the default).")
 
-        @Option(help: "The scene to start with (\(SceneCatalog.names.joined(separator: ", "))); default: the one shown at the last shutdown, else touch.")
+        @Option(help: "The scene to start with (\(SceneCatalog.standard.names.joined(separator: ", "))); default: the one shown at the last shutdown, else touch.")
         var scene: String?
 
         @Option(help: "Seconds without input before the screensaver starts; 0 never (default: settings, else 120).")
@@ -95,8 +95,8 @@ extension KioskCommand {
 
     /// What every headless command needs: a scene at a size and scale.
     struct HeadlessOptions: ParsableArguments {
-        @Option(help: "The scene (\(SceneCatalog.names.joined(separator: ", ")), or setup: the first start's setup screen).")
-        var scene: String = SceneCatalog.defaultName
+        @Option(help: "The scene (\(SceneCatalog.standard.names.joined(separator: ", ")), or setup: the first start's setup screen).")
+        var scene: String = SceneCatalog.standard.defaultName
         @Option(help: "Logical size, e.g. 1920x1080 or 1080x1920.")
         var size: String = "1920x1080"
         @Option(help: "Integer device scale (HiDPI), 1 to 4.")
@@ -128,16 +128,16 @@ extension KioskCommand {
             let setup = scene == "setup" ? SetupScene(fonts: fonts, scheduler: ManualScheduler(), settings: settings, saved: nil,
                                                       filePath: nil, stage: nil, onFinish: { _ in }) : nil
             guard var s = workload?(fonts) ?? setup ?? SceneCatalog.make(scene, fonts: fonts, settings: settings) else {
-                throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
+                throw fail(log, "unknown scene '\(scene)' (known: \((SceneCatalog.standard.names + (workload == nil ? [] : BenchWorkloads.names)).joined(separator: ", ")))")
             }
             if sceneBar {
                 // The kiosk as a visitor sees it with the default settings: the scene in the shell,
                 // under the scene bar.
                 // A scene asked for on the command line joins the visitors' in the bar, as in the kiosk.
-                guard SceneCatalog.barScenes.contains(scene) else {
-                    throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.barScenes.joined(separator: ", ")))")
+                guard SceneCatalog.standard.barScenes.contains(scene) else {
+                    throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.standard.barScenes.joined(separator: ", ")))")
                 }
-                let names = SceneCatalog.visitorScenes.contains(scene) ? SceneCatalog.visitorScenes : SceneCatalog.visitorScenes + [scene]
+                let names = SceneCatalog.standard.visitorScenes.contains(scene) ? SceneCatalog.standard.visitorScenes : SceneCatalog.standard.visitorScenes + [scene]
                 let shell = Shell(names: names, start: scene, fonts: fonts, scheduler: ManualScheduler()) {
                     SceneCatalog.make($0, fonts: fonts, settings: settings)!
                 }
@@ -266,11 +266,16 @@ extension KioskCommand {
                 print("no settings file (looked for $XDG_CONFIG_HOME/kiosk/kiosk.toml and /etc/kiosk/kiosk.toml): defaults apply")
                 return
             }
-            let (settings, fileProblems) = Settings.load(path: path)
-            let problems = fileProblems + settings.uncoveredTexts(file: path, coverage: FontCoverage.installed)
+            let problems = Self.problems(in: path)
             for p in problems { print(p) }
             if !problems.isEmpty { throw ExitCode(1) }
             print("\(path): ok")
+        }
+
+        /// Every problem of the settings file at `path` for a kiosk with `catalog`'s scenes.
+        static func problems(in path: String, catalog: SceneCatalog = .standard) -> [Settings.Problem] {
+            let (settings, fileProblems) = Settings.load(path: path, catalog: catalog)
+            return fileProblems + settings.uncoveredTexts(file: path, coverage: FontCoverage.installed)
         }
     }
 }

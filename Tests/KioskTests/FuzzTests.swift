@@ -81,7 +81,7 @@ enum Fuzz {
             }
             if case .success(let shell) = StateStore.decode(ShellSaved.self, from: data) {
                 any = true
-                if SceneCatalog.canonicalName(shell.scene) != nil { r.used += 1 }
+                if SceneCatalog.standard.canonicalName(shell.scene) != nil { r.used += 1 }
             }
             if case .success(let panel) = StateStore.decode(PanelSettings.self, from: data) {
                 any = true

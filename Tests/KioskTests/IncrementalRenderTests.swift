@@ -84,7 +84,7 @@ import Glibc
     // sliding and resizing to the last one's grid: each size then runs a few frames.
     @Test func tilesRelayingOutMidAnimationLeaveNoStalePixel() throws {
         let fonts = FontCache()
-        let shell = Shell(names: SceneCatalog.barScenes, start: "tiles", fonts: fonts, scheduler: ManualScheduler()) {
+        let shell = Shell(names: SceneCatalog.standard.barScenes, start: "tiles", fonts: fonts, scheduler: ManualScheduler()) {
             SceneCatalog.make($0, fonts: fonts)!
         }
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 600), scale: 1))
@@ -101,7 +101,7 @@ import Glibc
 
     // Every scene, with fingers dragging and pinching over it and its own animations running.
     // Upright, and turned by the app (frames drawn through a turned canvas).
-    @Test(arguments: SceneCatalog.names, [0, 1]) func everySceneRepaintsByDamageExactly(name: String, rotation: Int) throws {
+    @Test(arguments: SceneCatalog.standard.names, [0, 1]) func everySceneRepaintsByDamageExactly(name: String, rotation: Int) throws {
         let fonts = FontCache()
         let scene = try #require(SceneCatalog.make(name, fonts: fonts))
         let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1366, height: 768), scale: 1), rotation: Rotation(quarterTurns: rotation))

@@ -88,7 +88,7 @@ import Testing
 @Suite struct RelayoutEverywhereTests {
     /// Every scene, mid-animation and with two fingers down, turned portrait ↔ landscape a few
     /// times: it keeps running, repaints everything, takes the lifts, and settles.
-    @Test(arguments: SceneCatalog.names)
+    @Test(arguments: SceneCatalog.standard.names)
     func relayoutDuringAnimationWithFingersDown(name: String) throws {
         let fonts = FontCache()
         let scene = try #require(SceneCatalog.make(name, fonts: fonts))
@@ -151,7 +151,7 @@ import Testing
     /// Every scene, drawn straight into a turned buffer (a rotated output, or the app's own
     /// rotation), shows what the upright frame shows, turned: shapes, text, layers, text
     /// masks and the damage of every frame on the way.
-    @Test(arguments: SceneCatalog.names)
+    @Test(arguments: SceneCatalog.standard.names)
     func aTurnedFrameIsTheUprightFrameTurned(name: String) throws {
         let upright = try frames(name, turns: 0, app: false)
         for (turns, app) in [(1, false), (2, false), (3, false), (1, true), (3, true)] {

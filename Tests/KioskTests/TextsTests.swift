@@ -58,7 +58,7 @@ import Glibc
         for key in used where !["touch.matrix", "admin.pin"].contains(key) {
             #expect(TextCatalog.english[key] != nil || TextCatalog.english["\(key).other"] != nil, "'\(key)' is not in the catalog")
         }
-        for name in SceneCatalog.names { #expect(TextCatalog.english["scene.\(name)"] != nil) }
+        for name in SceneCatalog.standard.names { #expect(TextCatalog.english["scene.\(name)"] != nil) }
         for step in SetupScene.Step.allCases {
             #expect(TextCatalog.english["setup.step.\(step.name)"] != nil && TextCatalog.english["setup.hint.\(step.name)"] != nil)
         }

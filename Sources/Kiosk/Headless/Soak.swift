@@ -53,7 +53,7 @@ func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300
     let fonts = FontCache()
     report.fdsAtStart = openDescriptorCount()
     let scheduler = ManualScheduler()
-    let shell = Shell(names: SceneCatalog.barScenes, start: "touch", fonts: fonts, scheduler: scheduler) {
+    let shell = Shell(names: SceneCatalog.standard.barScenes, start: "touch", fonts: fonts, scheduler: scheduler) {
         SceneCatalog.make($0, fonts: fonts, scheduler: scheduler)!
     }
     let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: 60)

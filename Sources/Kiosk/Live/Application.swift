@@ -63,11 +63,13 @@ final class Application: WindowDelegate, InputSink {
     /// Makes scenes by name with `settings` (theme folder: the setting, else `$KIOSK_THEME_DIR`).
     static func sceneMaker(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> (String) -> ViewScene {
         let theme = settings.theme ?? getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
-        return { n in
-            SceneCatalog.make(n, fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
-                              settings: settings, report: { log.warning("\($0)") })!
-        }
+        let making = SceneMaking(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
+                                 settings: settings, report: { log.warning("\($0)") })
+        return { n in catalog.make(n, making)! }
     }
+
+    /// The scenes this kiosk has.
+    static let catalog = SceneCatalog.standard
 
     init(configPath: String?, overrides: Overrides, startInScreensaver: Bool, log: Logger, startNS: UInt64) throws {
         let store = StateStore(report: { log.warning("\($0)") })
@@ -88,10 +90,10 @@ final class Application: WindowDelegate, InputSink {
         log.debug("startup: connected at \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms")
         var name = settings.current.start
         if let requested = sceneName {
-            if let n = SceneCatalog.canonicalName(requested) { name = n } else {
-                log.warning("unknown scene '\(requested)' (known: \(SceneCatalog.names.joined(separator: ", "))): showing '\(SceneCatalog.defaultName)'")
+            if let n = Self.catalog.canonicalName(requested) { name = n } else {
+                log.warning("unknown scene '\(requested)' (known: \(Self.catalog.names.joined(separator: ", "))): showing '\(name)'")
             }
-        } else if let saved = store.load(ShellSaved.self, name: "shell"), let n = SceneCatalog.canonicalName(saved.scene) {
+        } else if let saved = store.load(ShellSaved.self, name: "shell"), let n = Self.catalog.canonicalName(saved.scene) {
             name = n // where the kiosk was at its last shutdown
         }
         self.store = store
@@ -100,7 +102,7 @@ final class Application: WindowDelegate, InputSink {
         let scheduler = self.scheduler
         let names = current.scenes.contains(name) ? current.scenes : current.scenes + [name]
         let prep = ScenePreparation(info: expected, log: log) { fonts in
-            let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler,
+            let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler, catalog: Application.catalog,
                               startInScreensaver: startInScreensaver, store: store,
                               make: Application.sceneMaker(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log))
             // Before the first layout: the bar decides where the scene's content goes.
@@ -292,7 +294,7 @@ final class Application: WindowDelegate, InputSink {
         shell.resetsOnWake = s.idleReset
         shell.setLanguages(s.visitorTexts)
         // A scene asked for on the command line is this run's start scene.
-        shell.homeScene = overrides.scene.flatMap(SceneCatalog.canonicalName) ?? s.start
+        shell.homeScene = overrides.scene.flatMap(catalog.canonicalName) ?? s.start
     }
 
     /// Settings, at start (`old` nil) and live on every reload. Scenes whose settings changed
@@ -316,13 +318,10 @@ final class Application: WindowDelegate, InputSink {
 
     private func rebuildScenes(_ new: Settings, over old: Settings) {
         guard let shell, let fonts = stage?.fonts else { return }
-        var rebuild = Set<String>()
-        if new.words != old.words { rebuild.insert("words") }
-        if new.padSide != old.padSide { rebuild.insert("lander") }
-        if new.theme != old.theme { rebuild.formUnion(["lander", "tiles"]) }
+        let rebuild = Self.catalog.changed(from: old, to: new)
         guard new.scenes != old.scenes || !rebuild.isEmpty else { return }
         // A scene asked for on the command line stays reachable, as at start.
-        let asked = settings.overrides.scene.flatMap(SceneCatalog.canonicalName)
+        let asked = settings.overrides.scene.flatMap(Self.catalog.canonicalName)
         let names = asked.map { new.scenes.contains($0) ? new.scenes : new.scenes + [$0] } ?? new.scenes
         shell.reconfigure(names: names, rebuild: rebuild,
                           make: Application.sceneMaker(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))

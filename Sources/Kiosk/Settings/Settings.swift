@@ -12,8 +12,8 @@ import KioskPlatform
 /// or unparsable file leaves every default in place — never a crash, never a blank screen.
 struct Settings: Equatable {
     // [shell]
-    var scenes = SceneCatalog.visitorScenes
-    var start = SceneCatalog.defaultName
+    var scenes: [String] = SceneCatalog.standard.visitorScenes
+    var start: String = SceneCatalog.standard.defaultName
     var idleTimeout = 120.0
     var blankDelay = 0.0
     /// Whether waking from the screensaver starts afresh for the next visitor (the start scene,
@@ -129,31 +129,32 @@ struct Settings: Equatable {
 
     /// Reads `path`; problems are returned (each one line), defaults fill every gap. Only a
     /// regular file is read (a FIFO or device would block the kiosk), at most `TOML.Limits`'s size.
-    static func load(path: String) -> (Settings, [Problem]) {
-        let (s, problems) = read(path: path)
+    static func load(path: String, catalog: SceneCatalog = .standard) -> (Settings, [Problem]) {
+        let (s, problems) = read(path: path, catalog: catalog)
         return (s ?? Settings(), problems)
     }
 
     /// Like `load`, but nil when the file as a whole was refused (unreadable, not a file, too
     /// large, not TOML): a running kiosk then keeps the settings it has.
-    static func read(path: String, locale: Language = localeLanguage()) -> (Settings?, [Problem]) {
+    static func read(path: String, locale: Language = localeLanguage(), catalog: SceneCatalog = .standard) -> (Settings?, [Problem]) {
         switch readRegularFile(path, limit: TOML.Limits().maxBytes) {
         case .success(let bytes):
-            let (s, problems) = parse(bytes, file: path, locale: locale)
+            let (s, problems) = parse(bytes, file: path, locale: locale, catalog: catalog)
             return (problems.contains { $0.wholeFile } ? nil : s, problems)
         case .failure(let why):
             return (nil, [Problem(file: path, line: 1, column: 1, message: why.description, wholeFile: true)])
         }
     }
 
-    static func parse(_ text: String, file: String, locale: Language = .english) -> (Settings, [Problem]) {
-        parse(Array(text.utf8), file: file, locale: locale)
+    static func parse(_ text: String, file: String, locale: Language = .english, catalog: SceneCatalog = .standard) -> (Settings, [Problem]) {
+        parse(Array(text.utf8), file: file, locale: locale, catalog: catalog)
     }
 
     /// `locale`: the language where the file names none (the running kiosk's locale).
-    static func parse(_ bytes: [UInt8], file: String, locale: Language = .english) -> (Settings, [Problem]) {
+    static func parse(_ bytes: [UInt8], file: String, locale: Language = .english, catalog: SceneCatalog = .standard) -> (Settings, [Problem]) {
         var s = Settings()
         s.language = locale
+        (s.scenes, s.start) = (catalog.visitorScenes, catalog.defaultName)
         var problems: [Problem] = []
         let table: TOML.Table
         do {
@@ -188,7 +189,7 @@ struct Settings: Equatable {
         }
 
         if let sh = table["shell"]?.table {
-            shell(sh, into: &s, problem) { line, column, message in
+            shell(sh, into: &s, catalog: catalog, problem) { line, column, message in
                 problems.append(Problem(file: file, line: line, column: column, message: message))
             }
         }
@@ -224,18 +225,18 @@ struct Settings: Equatable {
     private typealias Report = (TOML.Node, String) -> Void
 
     /// `[shell]`; `problemAt` points inside a value (a bad opening-hours rule).
-    private static func shell(_ sh: TOML.Table, into s: inout Settings, _ problem: Report,
+    private static func shell(_ sh: TOML.Table, into s: inout Settings, catalog: SceneCatalog, _ problem: Report,
                               problemAt: (_ line: Int, _ column: Int, _ message: String) -> Void) {
         if let v = sh["scenes"] {
             let names = v.array.map { $0.compactMap { $0.string } } ?? []
-            let valid = names.compactMap { SceneCatalog.canonicalName($0) }.filter { SceneCatalog.barScenes.contains($0) }
+            let valid = names.compactMap { catalog.canonicalName($0) }.filter { catalog.barScenes.contains($0) }
             if v.array == nil || valid.isEmpty || valid.count != names.count || names.count != v.array!.count {
-                problem(v, "scenes must list some of \(SceneCatalog.barScenes.joined(separator: ", ")); using \(s.scenes.joined(separator: ", "))")
+                problem(v, "scenes must list some of \(catalog.barScenes.joined(separator: ", ")); using \(s.scenes.joined(separator: ", "))")
             } else { s.scenes = valid }
         }
         if let v = sh["start"] {
-            if let n = v.string.flatMap(SceneCatalog.canonicalName), SceneCatalog.barScenes.contains(n) { s.start = n }
-            else { problem(v, "start must be one of \(SceneCatalog.barScenes.joined(separator: ", ")); using \(s.start)") }
+            if let n = v.string.flatMap(catalog.canonicalName), catalog.barScenes.contains(n) { s.start = n }
+            else { problem(v, "start must be one of \(catalog.barScenes.joined(separator: ", ")); using \(s.start)") }
         }
         number(sh, "idle_timeout", 0...86_400, &s.idleTimeout, problem)
         number(sh, "blank_delay", 0...86_400, &s.blankDelay, problem)

@@ -23,7 +23,7 @@ struct SetupChoices: Codable, Equatable {
 
     /// These choices over `s`, each checked again (the saved file may have been edited), none
     /// where the file gives its own value.
-    func apply(to s: inout Settings) {
+    func apply(to s: inout Settings, catalog: SceneCatalog = .standard) {
         let k = SetupChoices.keys, file = s.fileKeys
         if let m = touchMatrix, !file.contains(k.touchMatrix),
            TouchCalibration.transform(libinputMatrix: m, size: Size(width: 1, height: 1)) != nil {
@@ -32,7 +32,7 @@ struct SetupChoices: Codable, Equatable {
         if let r = rotate, !file.contains(k.rotate), (0...3).contains(r) { s.rotate = Rotation(quarterTurns: r) }
         if let p = pin, !file.contains(k.pin), SetupChoices.isValidPIN(p) { s.adminPIN = p }
         if let names = scenes, !file.contains(k.scenes) {
-            let valid = names.filter(SceneCatalog.visitorScenes.contains)
+            let valid = names.filter(catalog.visitorScenes.contains)
             if !valid.isEmpty { s.scenes = valid }
         }
         if let n = start, !file.contains(k.start), s.scenes.contains(n) { s.start = n }

@@ -50,11 +50,13 @@ final class SetupScene: ViewScene {
     let calibration = CalibrationStep()
     let rotation = RotationStep()
     let pin = PINStep()
-    let scenes = ScenesStep()
+    let scenes: ScenesStep
 
     init(fonts: FontCache, scheduler: Scheduler, settings: Settings, saved: SetupChoices?, filePath: String?,
-         stage: SetupStage?, step: Step = .touch, fromAdmin: Bool = false, onFinish: @escaping (SetupChoices) -> Void) {
+         stage: SetupStage?, step: Step = .touch, fromAdmin: Bool = false, catalog: SceneCatalog = .standard,
+         onFinish: @escaping (SetupChoices) -> Void) {
         self.step = step
+        scenes = ScenesStep(catalog: catalog)
         var c = saved ?? SetupChoices()
         c.done = true
         choices = c
@@ -66,7 +68,7 @@ final class SetupScene: ViewScene {
         textsFor = settings.texts(for:)
         touchTest = TouchTestScene(fonts: fonts, scheduler: scheduler)
         super.init(name: "setup", fonts: fonts, scheduler: scheduler)
-        scenes.choose(visible: settings.scenes.filter(SceneCatalog.visitorScenes.contains), start: settings.start)
+        scenes.choose(visible: settings.scenes.filter(catalog.visitorScenes.contains), start: settings.start)
         scenes.language = settings.language
         rotation.current = settings.rotate
         // The operator's language, whatever a visitor chose last.

@@ -150,8 +150,11 @@ final class ScenesStep: SetupPage {
     let page = View()
     private let visibleLabel = SetupStyle.label(20, centred: false), startLabel = SetupStyle.label(20, centred: false)
     private(set) var toggles: [Button] = [], starts: [Button] = []
-    private(set) var visible = SceneCatalog.visitorScenes
-    private(set) var start = SceneCatalog.defaultName
+    /// The scenes it offers: the catalog's visitors' scenes.
+    let offered: [String]
+    private let catalog: SceneCatalog
+    private(set) var visible: [String]
+    private(set) var start: String
     var onChange: (([String], String) -> Void)?
     /// The kiosk's language, each in its own name: the installer reads theirs whatever is shown.
     private let languageLabel = SetupStyle.label(20, centred: false)
@@ -160,10 +163,17 @@ final class ScenesStep: SetupPage {
     var onLanguage: ((Language) -> Void)?
     private var texts = Texts()
     /// A scene's name as the scene bar writes it.
-    private func title(_ name: String) -> String { SceneBar.title(name, texts) }
+    private func title(_ name: String) -> String { catalog.title(name, texts) }
+
+    init(catalog: SceneCatalog = .standard) {
+        self.catalog = catalog
+        offered = catalog.visitorScenes
+        visible = offered
+        start = catalog.defaultName
+    }
 
     func choose(visible: [String], start: String) {
-        self.visible = visible.isEmpty ? SceneCatalog.visitorScenes : visible
+        self.visible = visible.isEmpty ? offered : visible
         self.start = self.visible.contains(start) ? start : self.visible[0]
         refresh()
     }
@@ -181,7 +191,7 @@ final class ScenesStep: SetupPage {
         }
         page.addSubview(visibleLabel)
         page.addSubview(startLabel)
-        for name in SceneCatalog.visitorScenes {
+        for name in offered {
             let t = SetupStyle.button("") { [unowned self] _ in self.toggle(name) }
             let s = SetupStyle.button("") { [unowned self] _ in self.startOn(name) }
             t.accessibilityLabel = "setup show \(name)"
@@ -200,13 +210,13 @@ final class ScenesStep: SetupPage {
             visible.removeAll { $0 == name }
             if start == name { start = visible[0] }
         } else {
-            visible = SceneCatalog.visitorScenes.filter { visible.contains($0) || $0 == name }
+            visible = offered.filter { visible.contains($0) || $0 == name }
         }
         changed()
     }
 
     private func startOn(_ name: String) {
-        if !visible.contains(name) { visible = SceneCatalog.visitorScenes.filter { visible.contains($0) || $0 == name } }
+        if !visible.contains(name) { visible = offered.filter { visible.contains($0) || $0 == name } }
         start = name
         changed()
     }
@@ -225,7 +235,7 @@ final class ScenesStep: SetupPage {
     }
 
     private func refresh() {
-        for (i, name) in SceneCatalog.visitorScenes.enumerated() where i < toggles.count {
+        for (i, name) in offered.enumerated() where i < toggles.count {
             let shown = visible.contains(name)
             toggles[i].title = (shown ? "✓ " : "") + title(name)
             starts[i].title = title(name)

@@ -4,40 +4,101 @@ import KioskUI
 import KioskScenes
 import KioskPlatform
 
-/// The scenes Kiosk can show, by the names used on the command line and in settings.
-enum SceneCatalog {
-    static let names = ["touch", "lander", "words", "tiles"]
-    static let defaultName = "lander"
-    /// The scenes visitors switch between by default (the words scene is the screensaver; the
-    /// touch test is the operator's, in the admin panel and the setup).
-    static let visitorScenes = ["lander", "tiles"]
-    /// What `[shell] scenes` may list: the visitors' scenes, and the touch test for a bench.
-    static let barScenes = ["touch", "lander", "tiles"]
+/// What a scene is made with: the same for every scene.
+struct SceneMaking {
+    var fonts: FontCache
+    var scheduler: Scheduler = ManualScheduler()
+    var store: StateStore?
+    /// The theme folder (`[shell] theme`, else `$KIOSK_THEME_DIR`).
+    var themeDirectory: String?
+    var settings = Settings()
+    /// A problem with the scene's saved state or assets, one line for the journal.
+    var report: (String) -> Void = { _ in }
+}
 
-    /// The scene's canonical name for `name` or one of its aliases (case-insensitive), else nil.
-    static func canonicalName(_ name: String) -> String? {
-        switch name.lowercased() {
-        case "touch", "touch-test", "touchtest": return "touch"
-        case "lander", "lunar-lander": return "lander"
-        case "words", "falling-words", "screensaver": return "words"
-        case "tiles", "tile-board", "board": return "tiles"
-        default: return nil
-        }
+/// One scene, described once, as UIKit registers a view controller once: the scene bar, the
+/// catalog, the settings' checks, the setup's scenes step, rebuilding on a reload and the
+/// metrics' labels all derive from it.
+struct SceneDescription: Sendable {
+    /// Who reaches the scene: visitors (the scene bar by default; the setup offers it), operators
+    /// (in `[shell] scenes` for a bench, and the admin panel), or nobody (the screensaver).
+    enum Audience: Sendable { case visitors, operators, screensaver }
+
+    /// The name on the command line, in settings, the journal and the metrics.
+    let name: String
+    /// Other names accepted for it (case-insensitive).
+    var aliases: [String] = []
+    /// The scene bar's title in English; the languages' under the text key `scene.<name>`.
+    let title: String
+    let audience: Audience
+    /// Whether two settings agree on all the scene is made from: when they do not (a reload),
+    /// the scene is saved and made again, keeping its state.
+    var madeAlike: @Sendable (Settings, Settings) -> Bool = { _, _ in true }
+    let make: @Sendable (SceneMaking) -> ViewScene
+}
+
+/// The scenes Kiosk can show. `standard` is the product's; a test may make its own.
+struct SceneCatalog: Sendable {
+    let scenes: [SceneDescription]
+
+    static let standard: SceneCatalog = SceneCatalog(scenes: [
+        SceneDescription(name: "touch", aliases: ["touch-test", "touchtest"], title: "Touch test", audience: .operators) {
+            TouchTestScene(fonts: $0.fonts, scheduler: $0.scheduler)
+        },
+        SceneDescription(name: "lander", aliases: ["lunar-lander"], title: "Lander", audience: .visitors,
+                         madeAlike: { $0.padSide == $1.padSide && $0.theme == $1.theme }) { m in
+            let l = LanderScene(fonts: m.fonts, scheduler: m.scheduler, store: m.store, themeDirectory: m.themeDirectory, report: m.report)
+            l.padSide = m.settings.padSide
+            return l
+        },
+        SceneDescription(name: "words", aliases: ["falling-words", "screensaver"], title: "Words", audience: .screensaver,
+                         madeAlike: { $0.words == $1.words }) {
+            FallingWordsScene(fonts: $0.fonts, scheduler: $0.scheduler, config: $0.settings.words)
+        },
+        SceneDescription(name: "tiles", aliases: ["tile-board", "board"], title: "Tiles", audience: .visitors,
+                         madeAlike: { $0.theme == $1.theme }) {
+            TileBoardScene(fonts: $0.fonts, scheduler: $0.scheduler, store: $0.store, themeDirectory: $0.themeDirectory, report: $0.report)
+        },
+    ])
+
+    /// Every scene's name, in the catalog's order.
+    var names: [String] { scenes.map(\.name) }
+    /// The scenes visitors switch between by default, and the setup offers.
+    var visitorScenes: [String] { scenes.filter { $0.audience == .visitors }.map(\.name) }
+    /// What `[shell] scenes` and `start` may name: the visitors' scenes, and operators' for a bench.
+    var barScenes: [String] { scenes.filter { $0.audience != .screensaver }.map(\.name) }
+    /// The first visitors' scene: the start scene without a setting.
+    var defaultName: String { visitorScenes.first ?? names[0] }
+    /// What idle shows.
+    var screensaverName: String { scenes.first { $0.audience == .screensaver }?.name ?? defaultName }
+
+    func description(_ name: String) -> SceneDescription? {
+        let n = name.lowercased()
+        return scenes.first { $0.name == n || $0.aliases.contains(n) }
     }
 
+    /// The scene's canonical name for `name` or one of its aliases (case-insensitive), else nil.
+    func canonicalName(_ name: String) -> String? { description(name)?.name }
+
     /// A new scene called `name` (or an alias), or nil when there is none by that name.
-    static func make(_ name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler(),
-                     store: StateStore? = nil, themeDirectory: String? = nil, settings: Settings = Settings(),
-                     report: @escaping (String) -> Void = { _ in }) -> ViewScene? {
-        switch canonicalName(name) {
-        case "touch": return TouchTestScene(fonts: fonts, scheduler: scheduler)
-        case "lander":
-            let l = LanderScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
-            l.padSide = settings.padSide
-            return l
-        case "words": return FallingWordsScene(fonts: fonts, scheduler: scheduler, config: settings.words)
-        case "tiles": return TileBoardScene(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory, report: report)
-        default: return nil
-        }
+    func make(_ name: String, _ making: SceneMaking) -> ViewScene? { description(name)?.make(making) }
+
+    /// The scene bar's title of `name` in `texts`' language.
+    func title(_ name: String, _ texts: Texts) -> String {
+        texts["scene.\(name)", default: description(name)?.title ?? name]
+    }
+
+    /// The scenes made from something that differs between `old` and `new`.
+    func changed(from old: Settings, to new: Settings) -> Set<String> {
+        Set(scenes.filter { !$0.madeAlike(old, new) }.map(\.name))
+    }
+}
+
+extension SceneCatalog {
+    /// One of the standard scenes, made with these (tools and tests).
+    static func make(_ name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler(), store: StateStore? = nil,
+                     themeDirectory: String? = nil, settings: Settings = Settings(), report: @escaping (String) -> Void = { _ in }) -> ViewScene? {
+        standard.make(name, SceneMaking(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory,
+                                        settings: settings, report: report))
     }
 }

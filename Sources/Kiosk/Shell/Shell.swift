@@ -86,13 +86,17 @@ final class Shell: Scene {
 
     private let store: SceneStore?
 
-    init(names: [String], start: String, fonts: FontCache, scheduler: Scheduler,
+    /// The scenes' descriptions: the screensaver's name, the pills' titles.
+    let catalog: SceneCatalog
+
+    init(names: [String], start: String, fonts: FontCache, scheduler: Scheduler, catalog: SceneCatalog = .standard,
          startInScreensaver: Bool = false, store: SceneStore? = nil, make: @escaping (String) -> ViewScene) {
         self.store = store
+        self.catalog = catalog
         self.names = names.isEmpty ? [start] : names
         self.make = make
         currentName = self.names.contains(start) ? start : self.names[0]
-        screensaver = make("words")
+        screensaver = make(catalog.screensaverName)
         screensaver.texts = texts
         showing = startInScreensaver ? .screensaver : .scene
         screensaver.setActive(startInScreensaver)
@@ -100,6 +104,7 @@ final class Shell: Scene {
         window = RootView(info: info, fonts: fonts, scheduler: scheduler)
         chrome = ShellChrome(window: window)
         fadeView.isUserInteractionEnabled = false
+        chrome.bar.title = catalog.title
         chrome.bar.names = self.names
         chrome.onChoose = { [weak self] in self?.switchTo($0) }
         chrome.onEdgeSwipe = { [weak self] step in
@@ -234,7 +239,7 @@ final class Shell: Scene {
     }
 
     /// Applies new scene settings live (a settings reload): scenes no longer in `names` are
-    /// saved and dropped; the scenes in `rebuild` (and the screensaver, if "words" is in it) are
+    /// saved and dropped; the scenes in `rebuild` (and the screensaver, if it is in it) are
     /// saved and made anew through `make`, so they come back with their state and the new
     /// settings; the scene on screen stays if it is still listed, else the first one shows.
     func reconfigure(names newNames: [String], rebuild: Set<String>, make newMake: @escaping (String) -> ViewScene) {
@@ -247,9 +252,9 @@ final class Shell: Scene {
                 s.setActive(false)
                 scenes[n] = nil
             }
-            if rebuild.contains("words") {
+            if rebuild.contains(catalog.screensaverName) {
                 screensaver.setActive(false)
-                screensaver = newMake("words")
+                screensaver = newMake(catalog.screensaverName)
                 screensaver.texts = texts
                 screensaver.layout(info)
             }

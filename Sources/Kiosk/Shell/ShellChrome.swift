@@ -146,10 +146,11 @@ final class SceneBar: View {
         b.trackingHitOutset = 20
     }
 
-    static func title(_ name: String, _ texts: Texts) -> String { texts["scene.\(name)"] }
+    /// A scene's title in a language (the catalog's).
+    var title: (String, Texts) -> String = SceneCatalog.standard.title { didSet { retitle() } }
 
     private func retitle() {
-        for (b, name) in zip(buttons, names) { b.title = Self.title(name, texts) }
+        for (b, name) in zip(buttons, names) { b.title = title(name, texts) }
         languageButton.title = texts.language.name
         languageButton.isHidden = !showsLanguagePill
         restyle()
@@ -204,7 +205,7 @@ final class SceneBar: View {
     func layout(in info: DisplayInfo) {
         guard let fonts = root?.fonts else { return }
         (buttonFrames, languageFrame) = Self.frames(for: names, languageTitle: showsLanguagePill ? texts.language.name : nil,
-                                                    rightToLeft: texts.isRightToLeft, titles: names.map { Self.title($0, texts) },
+                                                    rightToLeft: texts.isRightToLeft, titles: names.map { title($0, texts) },
                                                     in: info, fonts: fonts)
         let all = allFrames
         guard let minX = all.map(\.minX).min(), let maxX = all.map(\.maxX).max(), let first = all.first else { frame = .zero; return }

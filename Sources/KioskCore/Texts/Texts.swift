@@ -94,6 +94,11 @@ public struct Texts: Equatable, Sendable {
         overrides[key] ?? TextCatalog.table(language.code)[key] ?? TextCatalog.english[key] ?? key
     }
 
+    /// The text for `key`, else `fallback` where no table has it (a scene a test adds).
+    public subscript(key: String, default fallback: String) -> String {
+        overrides[key] ?? TextCatalog.table(language.code)[key] ?? TextCatalog.english[key] ?? fallback
+    }
+
     /// The text for `key` with its placeholders filled: `texts("lander.readout", ["fuel": "96"])`.
     public func callAsFunction(_ key: String, _ values: [String: String] = [:]) -> String {
         Texts.fill(self[key], values)

@@ -1,0 +1,94 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Kiosk
+@testable import KioskUI
+@testable import KioskRender
+@testable import KioskCore
+
+/// A scene added the way a developer adds one: by writing its description, nothing else.
+@Suite struct SceneCatalogTests {
+    /// A scene of the test's own: a canvas a visitor fills with one colour.
+    final class PaintScene: ViewScene {
+        let canvas = View()
+        override func build(in view: SceneView) {
+            canvas.backgroundColor = Color.sky
+            canvas.accessibilityLabel = "paint canvas"
+            view.addSubview(canvas)
+        }
+        override func layout(view: SceneView) { canvas.frame = view.bounds }
+    }
+
+    static let paint = SceneDescription(name: "paint", aliases: ["painting"], title: "Paint", audience: .visitors) {
+        PaintScene(name: "paint", fonts: $0.fonts, scheduler: $0.scheduler)
+    }
+    let catalog = SceneCatalog(scenes: SceneCatalog.standard.scenes + [SceneCatalogTests.paint])
+
+    @Test func aSceneWrittenOnceIsInTheSettingsTheBarAndTheSetup() throws {
+        let text = "[shell]\nscenes = [\"lander\", \"Painting\"]\nstart = \"paint\"\n"
+        let path = try temporaryFile(text)
+        defer { unlink(path) }
+        // check-config: the file is good for this kiosk, and not for one without the scene.
+        #expect(KioskCommand.CheckConfig.problems(in: path, catalog: catalog).isEmpty)
+        #expect(KioskCommand.CheckConfig.problems(in: path).map(\.message).contains { $0.hasPrefix("scenes must list some of touch, lander, tiles") })
+        let (settings, _) = Settings.load(path: path, catalog: catalog)
+        #expect(settings.scenes == ["lander", "paint"] && settings.start == "paint")
+        // Without a setting, visitors get it with the others.
+        #expect(Settings.parse("", file: "k.toml", catalog: catalog).0.scenes == ["lander", "tiles", "paint"])
+
+        // The scene bar: a pill with its title, lit, and the scene on screen.
+        let fonts = FontCache(), s = ManualScheduler()
+        let making = SceneMaking(fonts: fonts, scheduler: s, settings: settings)
+        let shell = Shell(names: settings.scenes, start: settings.start, fonts: fonts, scheduler: s, catalog: catalog) {
+            catalog.make($0, making)!
+        }
+        let stage = Stage(scene: shell, info: DisplayInfo(size: Size(width: 1280, height: 800)))
+        stage.advance(to: 1)
+        #expect(shell.chromeBar.buttons.map(\.title) == ["Lander", "Paint"])
+        #expect(shell.current is PaintScene && shell.chromeBar.selected == "paint")
+        // Another language without a translation of its own: the description's title.
+        shell.setLanguages([Texts(Language.named("fr")!)])
+        #expect(shell.chromeBar.buttons.map(\.title) == ["Alunissage", "Paint"])
+
+        // The setup's scenes step offers it, titled, shown and started on as the settings say.
+        let setup = SetupScene(fonts: fonts, scheduler: s, settings: settings, saved: nil, filePath: path, stage: stage,
+                               step: .scenes, catalog: catalog) { _ in }
+        shell.show(.admin(setup))
+        stage.advance(to: 2)
+        #expect(setup.scenes.offered == ["lander", "tiles", "paint"])
+        #expect(setup.scenes.toggles.map(\.title) == ["✓ Lander", "Tiles", "✓ Paint"])
+        #expect(setup.scenes.start == "paint")
+        // Its choice survives the saved setup's check.
+        var chosen = Settings.parse("", file: "k.toml", catalog: catalog).0
+        SetupChoices(scenes: ["paint"], start: "paint").apply(to: &chosen, catalog: catalog)
+        #expect(chosen.scenes == ["paint"] && chosen.start == "paint")
+    }
+
+    @Test func aReloadRebuildsOnlyTheScenesMadeFromWhatChanged() {
+        var a = Settings(), b = Settings()
+        b.padSide = .left
+        #expect(SceneCatalog.standard.changed(from: a, to: b) == ["lander"])
+        a.words.speed = 10
+        #expect(SceneCatalog.standard.changed(from: a, to: b) == ["lander", "words"])
+        b = a
+        b.theme = "/srv/theme"
+        #expect(SceneCatalog.standard.changed(from: a, to: b) == ["lander", "tiles"])
+    }
+
+    @Test func everyStandardSceneHasItsTitleInEveryLanguage() {
+        for d in SceneCatalog.standard.scenes {
+            #expect(TextCatalog.english["scene.\(d.name)"] == d.title, "the description's title is the English text")
+            for l in Language.all { #expect(TextCatalog.table(l.code)["scene.\(d.name)"] != nil, "\(l.code): scene.\(d.name)") }
+        }
+    }
+
+    private func temporaryFile(_ text: String) throws -> String {
+        var template = Array("/tmp/kiosk-catalog-XXXXXX.toml".utf8CString)
+        let fd = mkstemps(&template, 5)
+        try #require(fd >= 0)
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+        return String(cString: template)
+    }
+}
