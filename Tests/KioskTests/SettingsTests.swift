@@ -140,13 +140,16 @@ import Glibc
 
     @Test func theStageTurnsTouchesButNotTheMouse() throws {
         let r = try HeadlessRenderer(scene: BlackScreen(), info: DisplayInfo(size: Size(width: 1000, height: 500)))
-        r.stage.touchMatrix = [-1, 0, 1, 0, 1, 0] // a mirrored x undone
+        var s = Settings()
+        s.touchMatrix = [-1, 0, 1, 0, 1, 0] // a mirrored x undone
+        r.stage.apply(s)
         let b = r.stage.toScene(TouchBatch(time: 0, points: [TouchPoint(id: 0, phase: .began, location: Point(x: 100, y: 50)),
                                                              TouchPoint(id: TouchPoint.pointerID, phase: .began, location: Point(x: 100, y: 50))]))
         #expect(b.points[0].location == Point(x: 900, y: 50))
         #expect(b.points[1].location == Point(x: 100, y: 50))
         // With the app's own turn after it.
-        r.stage.setRotation(Rotation(quarterTurns: 1))
+        s.rotate = Rotation(quarterTurns: 1)
+        r.stage.apply(s)
         let turned = r.stage.toScene(TouchBatch(time: 0, points: [TouchPoint(id: 0, phase: .began, location: Point(x: 100, y: 50))]))
         #expect(turned.points[0].location == r.stage.toScene(Point(x: 900, y: 50)))
     }

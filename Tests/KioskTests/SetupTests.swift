@@ -15,27 +15,42 @@ import Glibc
         let scheduler = ManualScheduler()
         let shell: Shell
         let stage: Stage
+        /// The settings as the live kiosk has them: an empty file, a state folder of its own.
+        let settings: SettingsController
+        let controller: SetupController
         let setup: SetupScene
-        var finished: SetupChoices?
         let skew: (Point) -> Point
+        let folder = "/tmp/kiosk-setup-rig-\(getpid())-\(Int.random(in: 0..<1_000_000_000))"
         var now: Double { scheduler.now }
         let size = Size(width: 1280, height: 800)
 
-        init(skew: @escaping (Point) -> Point, settings: Settings = Settings(), step: SetupScene.Step = .touch) {
+        init(skew: @escaping (Point) -> Point, step: SetupScene.Step = .touch, fromAdmin: Bool = false) {
             self.skew = skew
             let fonts = FontCache()
             let s = scheduler
-            shell = Shell(names: settings.scenes, start: settings.start, fonts: fonts, scheduler: s) { SceneCatalog.make($0, fonts: fonts, scheduler: s)! }
-            stage = Stage(scene: shell, info: DisplayInfo(size: size))
-            var done: SetupChoices?
-            setup = SetupScene(fonts: fonts, scheduler: s, settings: settings, saved: nil, filePath: "/etc/kiosk/kiosk.toml",
-                               stage: stage, step: step) { done = $0 }
-            shell.show(.admin(setup))
+            let store = StateStore(directory: folder)
+            store.save(SetupChoices(), name: "empty") // makes the folder
+            _ = system("touch '\(folder)/kiosk.toml'")
+            let log = makeLogger(verbose: false)
+            settings = SettingsController(configPath: folder + "/kiosk.toml", overrides: Overrides(), store: store, log: log)
+            let current = settings.current
+            shell = Shell(names: current.scenes, start: current.start, fonts: fonts, scheduler: s) { SceneCatalog.make($0, fonts: fonts, scheduler: s)! }
+            let stage = Stage(scene: shell, info: DisplayInfo(size: size))
+            self.stage = stage
+            // What the application does with settings, for the stage's part.
+            settings.apply = { new, _ in stage.apply(new) }
+            let shell = shell
+            controller = SetupController(settings: settings, store: store, log: log, scheduler: s, shell: shell, stage: stage, fonts: fonts) { then in
+                s.schedule(after: 0) { if shell.showing.isAdmin { shell.show(.scene) }; then() }
+            }
+            controller.open(at: step, fromAdmin: fromAdmin)
+            setup = shell.overlay as! SetupScene
             wait(1)
-            finishedRef = { done }
         }
-        private var finishedRef: () -> SetupChoices? = { nil }
-        var outcome: SetupChoices? { finishedRef() }
+        deinit { _ = system("rm -rf '\(folder)'") }
+
+        /// The choices "Start the kiosk" kept.
+        var outcome: SetupChoices? { setup.finished ? settings.savedSetup : nil }
 
         func wait(_ dt: Double) { stage.advance(to: now + dt) }
         /// A finger on the glass at `p` (window coordinates), as the panel reports it.
@@ -168,13 +183,47 @@ import Glibc
         r.wait(60)
         #expect(r.shell.showing.isAdmin)
         // Opened from the admin panel and left: the screensaver, as after the panel itself.
-        let fonts = FontCache()
-        let again = SetupScene(fonts: fonts, scheduler: r.scheduler, settings: Settings(), saved: nil, filePath: nil,
-                               stage: r.stage, fromAdmin: true) { _ in }
-        r.shell.show(.admin(again))
+        r.controller.open(at: .touch, fromAdmin: true)
         r.wait(6)
         #expect(r.shell.showing == .screensaver)
         _ = saver
+    }
+
+    @Test func aSetupLeftUnfinishedLeavesThePanelAsTheSettingsHaveIt() throws {
+        let r = Rig(skew: Self.mirrored, step: .calibrate, fromAdmin: true)
+        let saver = ScreensaverController(shell: r.shell, scheduler: r.scheduler, idleTimeout: 30)
+        for _ in 0..<5 {
+            let target = try #require(r.setup.calibration.run?.targets[r.setup.calibration.run!.asking!])
+            r.tapGlass(target)
+        }
+        r.tap(r.setup.stepButtons[SetupScene.Step.rotate.rawValue])
+        r.tap(r.setup.rotation.buttons[1])
+        // Shown at once, through the settings.
+        #expect(r.stage.rotation == Rotation(quarterTurns: 1) && r.settings.current.rotate == r.stage.rotation)
+        #expect(r.stage.touchMatrix != nil && r.settings.current.touchMatrix == r.stage.touchMatrix)
+        // The operator walks away; the screensaver takes over.
+        r.wait(31)
+        #expect(r.shell.showing == .screensaver)
+        #expect(r.stage.rotation == .upright && r.stage.touchMatrix == nil)
+        #expect(r.settings.current.rotate == .upright && r.settings.current.touchMatrix == nil && r.settings.setupPreview == nil)
+        #expect(r.settings.savedSetup == nil, "nothing of it kept")
+        // The admin panel agrees: upright, no calibration.
+        let panel = AdminPanel(fonts: FontCache(), scheduler: r.scheduler, settings: r.settings.current, lock: AdminLock()) { _ in }
+        #expect(panel.values.rotate == 0)
+        _ = saver
+    }
+
+    @Test func aFinishedSetupIsKeptAndTheAdminPanelsOwnTurnGivesWay() throws {
+        let r = Rig(skew: { $0 }, step: .rotate, fromAdmin: true)
+        r.settings.panelClosed(.save(PanelSettings(rotate: 2)))
+        #expect(r.stage.rotation == Rotation(quarterTurns: 2))
+        r.tap(r.setup.rotation.buttons[1])
+        #expect(r.stage.rotation == Rotation(quarterTurns: 1))
+        r.tap(r.setup.finishButton)
+        #expect(r.shell.showing == .scene)
+        // The newest choice wins, now and after a restart.
+        #expect(r.stage.rotation == Rotation(quarterTurns: 1) && r.settings.current.rotate == r.stage.rotation)
+        #expect(r.settings.savedSetup?.rotate == 1)
     }
 
     // MARK: Choices, kept and applied

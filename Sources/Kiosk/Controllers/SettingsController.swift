@@ -8,12 +8,18 @@ import KioskUI
 /// live. A file refused as a whole (unreadable, not TOML) gives the defaults at start, and is
 /// not applied on a reload: the kiosk keeps what it has.
 final class SettingsController {
+    /// What the panel runs: `derive()` of the layers below, never written around them.
     private(set) var current: Settings
     let configPath: String?
     let overrides: Overrides
     private let store: StateStore
     private let log: Logger
     private var watcher: FileWatcher?
+    /// The file's settings (the defaults without one), as last read.
+    private var fromFile: Settings
+    /// The setup's choices while it is open: shown live (a turn, a calibration) through the same
+    /// layers as the saved ones; dropped when the setup is left without finishing.
+    private(set) var setupPreview: SetupChoices?
     /// Applies `new` over `old` (set by the application once the kiosk is up).
     var apply: ((_ new: Settings, _ old: Settings) -> Void)?
     /// Told of every reload: applied (true) or refused as a whole (false).
@@ -24,11 +30,14 @@ final class SettingsController {
         self.overrides = overrides
         self.store = store
         self.log = log
-        current = Self.load(configPath: configPath, overrides: overrides, store: store, log: log)!
+        fromFile = Self.readFile(configPath: configPath, log: log)!
+        current = fromFile
+        current = derive(saying: true)
     }
 
-    static func load(configPath: String?, overrides: Overrides, store: StateStore?, log: Logger,
-                     reloading: Bool = false) -> Settings? {
+    /// The settings file's settings, each problem reported; nil on a reload when the file is
+    /// refused as a whole (the kiosk keeps what it has).
+    static func readFile(configPath: String?, log: Logger, reloading: Bool = false) -> Settings? {
         // The locale once (two small files at most), for the file and for no file alike.
         let locale = Settings.localeLanguage()
         var s = Settings()
@@ -41,16 +50,45 @@ final class SettingsController {
                 return nil
             }
         }
-        if let store, let setup = store.load(SetupChoices.self, name: SetupChoices.storeName), setup != SetupChoices() {
+        return s
+    }
+
+    /// The file's settings, then what the setup chose where the file is silent, then the admin
+    /// panel's changes, then the open setup's (the newest), then the command line.
+    private func derive(saying: Bool = false) -> Settings {
+        var s = fromFile
+        if let setup = savedSetup, setup != SetupChoices() {
             setup.apply(to: &s)
-            log.info("settings chosen on the setup screen (\(store.path(SetupChoices.storeName))) apply where the file is silent")
+            if saying { log.info("settings chosen on the setup screen (\(store.path(SetupChoices.storeName))) apply where the file is silent") }
         }
-        if let store, let panel = store.load(PanelSettings.self, name: "admin"), !panel.isEmpty {
+        if let panel = store.load(PanelSettings.self, name: "admin"), !panel.isEmpty {
             panel.apply(to: &s)
-            log.info("settings changed on the admin panel (\(store.path("admin"))) win over the file")
+            if saying { log.info("settings changed on the admin panel (\(store.path("admin"))) win over the file") }
         }
+        setupPreview?.apply(to: &s)
         overrides.apply(to: &s)
         return s
+    }
+
+    /// `current` derived again and applied.
+    private func rederive(saying: Bool = false) {
+        let old = current
+        current = derive(saying: saying)
+        if current != old { apply?(current, old) }
+    }
+
+    /// The open setup's choices so far, shown at once.
+    func previewSetup(_ choices: SetupChoices) {
+        setupPreview = choices
+        rederive()
+    }
+
+    /// The setup left without finishing (the screensaver, closing time): the panel as it was.
+    func abandonSetup() {
+        guard setupPreview != nil else { return }
+        setupPreview = nil
+        log.notice("setup: left without finishing; its choices are dropped")
+        rederive()
     }
 
     /// Reloads whenever the settings file (or, with none given, any of the places one may
@@ -65,15 +103,16 @@ final class SettingsController {
 
     /// Re-reads the settings and applies them.
     func reload() {
-        guard let new = Self.load(configPath: configPath, overrides: overrides, store: store, log: log, reloading: true) else {
+        guard let file = Self.readFile(configPath: configPath, log: log, reloading: true) else {
             onReload?(false)
             return
         }
         onReload?(true)
         log.notice("settings reloaded")
+        fromFile = file
         let old = current
-        current = new
-        apply?(new, old)
+        current = derive(saying: true)
+        apply?(current, old)
         reportUncoveredTexts()
     }
 
@@ -116,7 +155,13 @@ final class SettingsController {
 
     /// The setup screen's "Start the kiosk": its choices kept (over earlier ones), then reloaded.
     func setupFinished(_ choices: SetupChoices) {
+        setupPreview = nil
         store.save(choices, name: SetupChoices.storeName)
+        // The newest choice wins: a turn made on the admin panel before gives way to the setup's.
+        if choices.rotate != nil, var panel = store.load(PanelSettings.self, name: "admin"), panel.rotate != nil {
+            panel.rotate = nil
+            store.save(panel, name: "admin")
+        }
         log.notice("setup: choices saved to \(store.path(SetupChoices.storeName))")
         reload()
     }

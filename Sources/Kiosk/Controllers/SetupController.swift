@@ -28,6 +28,10 @@ final class SetupController {
         self.stage = stage
         self.fonts = fonts
         self.close = close
+        // A setup that gives way unfinished (the screensaver, closing time) leaves the panel as it was.
+        shell.onOverlayLeft = { [weak settings] gone in
+            if let setup = gone as? SetupScene, !setup.finished { settings?.abandonSetup() }
+        }
     }
 
     /// At start (`SetupChoices.isNeeded`): the setup, or a kiosk from before setups existed
@@ -58,6 +62,7 @@ final class SetupController {
             }
         }
         setup.onNotice = { [log] in log.notice("setup: \($0)") }
+        setup.onPreview = { [weak settings] in settings?.previewSetup($0) }
         setup.onRelayout = { [weak self] in self?.onRelayout?() }
         if fromAdmin { log.notice("setup: opened from the admin panel at \(step.name)") }
         shell.show(.admin(setup))

@@ -312,8 +312,7 @@ final class Application: WindowDelegate, InputSink {
         }
         if new.metricsTextfile != metricsFile?.path { setMetricsFile(new.metricsTextfile) }
         running.stage.showsStats = new.stats
-        running.stage.setRotation(new.rotate)
-        running.stage.touchMatrix = new.touchMatrix
+        running.stage.apply(new)
     }
 
     private func rebuildScenes(_ new: Settings, over old: Settings) {

@@ -3,12 +3,9 @@ import KioskRender
 import KioskUI
 import KioskScenes
 
-/// What the setup screen changes live while the installer watches: the touchscreen's
-/// calibration and the rotation (the stage, in the running kiosk).
+/// What the setup reads of the panel it calibrates (the stage, in the running kiosk). It
+/// changes it only through `onPreview`: the settings, which the stage follows.
 protocol SetupStage: AnyObject {
-    var touchMatrix: [Double]? { get set }
-    var rotation: Rotation { get }
-    func setRotation(_ r: Rotation)
     /// The calibration with `fit` (found in scene coordinates, with the current calibration
     /// applied to the taps) composed on top, as libinput's matrix for the window.
     func touchMatrix(after fit: AffineTransform) -> [Double]
@@ -34,6 +31,9 @@ final class SetupScene: ViewScene {
     private let onFinish: (SetupChoices) -> Void
     /// What the installer did, for the journal ("calibrated: …", "PIN set").
     var onNotice: ((String) -> Void)?
+    /// The choices so far, for the panel to show at once (a turn, a calibration): the settings'
+    /// setup preview (`SettingsController.previewSetup`).
+    var onPreview: ((SetupChoices) -> Void)?
     /// The screen was laid out anew (a step, a target, a turn): where its controls are changed.
     var onRelayout: (() -> Void)?
     /// Opened from the admin panel: "Done" rather than "Start the kiosk".
@@ -138,14 +138,14 @@ final class SetupScene: ViewScene {
         calibration.onChange = { [unowned self] in self.refresh() }
         calibration.onFit = { [unowned self] fit in self.calibrated(fit) }
         calibration.onReset = { [unowned self] in
-            self.stage?.touchMatrix = nil
             self.choices.touchMatrix = SetupChoices.identity
+            self.onPreview?(self.choices)
             self.onNotice?("calibration reset: touches are used as the panel sends them")
             self.refresh()
         }
         rotation.onChoose = { [unowned self] r in
             self.choices.rotate = r.quarterTurns
-            self.stage?.setRotation(r)
+            self.onPreview?(self.choices)
             self.onNotice?("rotation \(r.degrees)°")
             self.onRelayout?()
         }
@@ -204,7 +204,8 @@ final class SetupScene: ViewScene {
         go(to: .calibrate)
     }
 
-    private var finished = false
+    /// "Start the kiosk" or "Done" was pressed: its choices are kept (else dropped when it leaves).
+    private(set) var finished = false
     private func finish() {
         guard !finished else { return }
         finished = true
@@ -222,8 +223,8 @@ final class SetupScene: ViewScene {
     private func calibrated(_ fit: TouchCalibration.Fit) {
         if let stage {
             let m = stage.touchMatrix(after: fit.transform)
-            stage.touchMatrix = m
             choices.touchMatrix = m
+            onPreview?(choices)
             calibration.matrixText = SetupScene.udevLine(m)
             let e = calibration.meanErrors ?? ("?", "?")
             onNotice?("touch calibrated: off by \(e.before) mm before, \(e.after) mm after; \(SetupScene.udevLine(m))")

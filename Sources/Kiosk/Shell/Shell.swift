@@ -56,6 +56,9 @@ final class Shell: Scene {
     var onShowingChange: ((Showing) -> Void)?
     /// Told whenever someone is at the kiosk: any input, a panel opening or closing.
     var onActivity: (() -> Void)?
+    /// An overlay (the admin panel, the setup) gave way to something else: its own end, the
+    /// screensaver, closing time.
+    var onOverlayLeft: ((ViewScene) -> Void)?
     /// Called with the scene's name after a switch (for the service's status line).
     var onSceneChange: ((String) -> Void)?
     /// Three fingers were held in the admin corner: the application opens its panel.
@@ -220,6 +223,7 @@ final class Shell: Scene {
     func show(_ next: Showing) {
         guard next != showing else { return }
         let old = showing
+        defer { if case .admin(let gone) = old { onOverlayLeft?(gone) } }
         change {
             showing = next
             if case .admin(let panel) = next { panel.layout(info) }

@@ -103,7 +103,13 @@ final class Stage: SetupStage {
         })
     }
     /// libinput's calibration matrix for the touchscreen (`[touch] matrix`); nil: none.
-    var touchMatrix: [Double]?
+    private(set) var touchMatrix: [Double]?
+
+    /// The stage's part of the settings, its only source: the turn and the touchscreen's calibration.
+    func apply(_ s: Settings) {
+        setRotation(s.rotate)
+        touchMatrix = s.touchMatrix
+    }
 
     /// The calibration with `fit` composed on top: `fit` was found in scene coordinates from
     /// taps the current calibration had already turned, so the window's new map is the
