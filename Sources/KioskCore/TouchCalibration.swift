@@ -3,6 +3,9 @@
 /// little off in scale and position is one affine map (libinput's calibration matrix), found
 /// here by least squares.
 public enum TouchCalibration {
+    /// libinput's matrix that leaves touches as the panel sends them.
+    public static let identityMatrix: [Double] = [1, 0, 0, 0, 1, 0]
+
     /// Where to show the targets on a `size` screen: its corners inset by a tenth, then a
     /// fifth point off both diagonals (at the centre a mistap on one corner could not be told
     /// from one on the opposite corner: three corners and the middle of their diagonal fit any

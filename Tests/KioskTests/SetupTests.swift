@@ -164,7 +164,7 @@ import Glibc
         // "No calibration": identity, kept as a choice.
         r.setup.calibration.onReset?()
         #expect(r.stage.touchMatrix == nil)
-        #expect(r.setup.choices.touchMatrix == SetupChoices.identity)
+        #expect(r.setup.choices.touchMatrix == TouchCalibration.identityMatrix)
     }
 
     @Test func theTwoPINsMustAgree() {

@@ -165,20 +165,15 @@ struct Settings: Equatable {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             problems.append(Problem(file: file, line: 1, column: 1, message: "the file starts with a byte order mark, which is ignored"))
         }
+        func report(_ line: Int, _ column: Int, _ message: String) {
+            problems.append(Problem(file: file, line: line, column: column, message: message))
+        }
         func problem(_ node: TOML.Node, _ message: String) {
             // Unknown names point at the name; bad values at the value.
             let p = message.hasPrefix("unknown") ? node.keyPosition : node.position
-            problems.append(Problem(file: file, line: p.line, column: p.column, message: message))
+            report(p.line, p.column, message)
         }
-        let known: [String: Set<String>] = [
-            "shell": ["scenes", "start", "idle_timeout", "blank_delay", "idle_reset", "hours", "after_hours_wake", "rotate", "scene_bar", "theme",
-                      "stats", "language", "languages"],
-            "words": ["phrases", "speed", "interval", "color", "size"],
-            "lander": ["pad"],
-            "admin": ["gesture", "pin"],
-            "metrics": ["textfile"],
-            "touch": ["matrix"],
-        ]
+        let known = knownSections
         for key in table.keys {
             let node = table[key]!
             if key == "text" { continue } // any text key: checked by `texts`
@@ -187,106 +182,28 @@ struct Settings: Equatable {
             for k in sub.keys where !keys.contains(k) { problem(sub[k]!, "unknown setting '\(key).\(k)'") }
             s.fileKeys.formUnion(sub.keys.filter(keys.contains).map { "\(key).\($0)" })
         }
-
-        if let sh = table["shell"]?.table {
-            shell(sh, into: &s, catalog: catalog, problem) { line, column, message in
-                problems.append(Problem(file: file, line: line, column: column, message: message))
+        // Each declared setting the file gives, in the declarations' order; [text] once the
+        // kiosk's language is known (its bare keys are that language's).
+        var readers: [String: SettingReader] = [:]
+        func read(_ declared: [SettingDeclaration]) {
+            for d in declared {
+                guard let section = table[d.section]?.table, let value = section[d.name] else { continue }
+                let r = readers[d.section] ?? SettingReader(catalog: catalog, section: section, report: report)
+                readers[d.section] = r
+                d.read(value, &s, r)
             }
         }
-        if let v = table["text"] {
-            if let t = v.table { texts(t, into: &s, problem) } else { problem(v, "'text' must be a section ([text])") }
-        }
-        if let m = table["metrics"]?.table, let v = m["textfile"] {
-            if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
-            else { problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
-        }
-        if let w = table["words"]?.table { words(w, into: &s, problem) }
-        if let l = table["lander"]?.table, let v = l["pad"] {
-            switch v.string {
-            case "left": s.padSide = .left
-            case "right": s.padSide = .right
-            default: problem(v, "pad must be \"left\" or \"right\"; using right")
-            }
-        }
-        if let a = table["admin"]?.table { admin(a, into: &s, problem) }
-        if let t = table["touch"]?.table, let v = t["matrix"] {
-            let numbers = v.array?.compactMap { $0.double ?? $0.int.map(Double.init) } ?? []
-            if numbers.count != 6 || v.array?.count != 6 {
-                problem(v, "matrix must be six numbers [a, b, c, d, e, f] (libinput's calibration matrix); touch is not turned")
-            } else if TouchCalibration.transform(libinputMatrix: numbers, size: Size(width: 1, height: 1)) == nil {
-                problem(v, "matrix \(numbers) cannot be undone (it folds the screen onto a line); touch is not turned")
-            } else if numbers != [1, 0, 0, 0, 1, 0] {
-                s.touchMatrix = numbers
-            }
-        }
+        read(declarations.filter { $0.section == "shell" })
+        readText(table, into: &s, problem)
+        read(declarations.filter { $0.section != "shell" })
         return (s, problems)
     }
 
     private typealias Report = (TOML.Node, String) -> Void
 
-    /// `[shell]`; `problemAt` points inside a value (a bad opening-hours rule).
-    private static func shell(_ sh: TOML.Table, into s: inout Settings, catalog: SceneCatalog, _ problem: Report,
-                              problemAt: (_ line: Int, _ column: Int, _ message: String) -> Void) {
-        if let v = sh["scenes"] {
-            let names = v.array.map { $0.compactMap { $0.string } } ?? []
-            let valid = names.compactMap { catalog.canonicalName($0) }.filter { catalog.barScenes.contains($0) }
-            if v.array == nil || valid.isEmpty || valid.count != names.count || names.count != v.array!.count {
-                problem(v, "scenes must list some of \(catalog.barScenes.joined(separator: ", ")); using \(s.scenes.joined(separator: ", "))")
-            } else { s.scenes = valid }
-        }
-        if let v = sh["start"] {
-            if let n = v.string.flatMap(catalog.canonicalName), catalog.barScenes.contains(n) { s.start = n }
-            else { problem(v, "start must be one of \(catalog.barScenes.joined(separator: ", ")); using \(s.start)") }
-        }
-        number(sh, "idle_timeout", 0...86_400, &s.idleTimeout, problem)
-        number(sh, "blank_delay", 0...86_400, &s.blankDelay, problem)
-        if let v = sh["rotate"] {
-            if let r = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = r }
-            else { problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
-        }
-        flag(sh, "scene_bar", &s.sceneBar, problem)
-        flag(sh, "idle_reset", &s.idleReset, problem)
-        number(sh, "after_hours_wake", 1...3600, &s.afterHoursWake, problem)
-        if let v = sh["hours"] {
-            // One string or a list of them; a bad entry is pointed at where it goes wrong.
-            let specs = v.array ?? [v]
-            var hours = OpeningHours()
-            for spec in specs {
-                guard let text = spec.string else { problem(spec, "hours must be a string like \"Mon-Fri 08:00-20:00\" or a list of them; open always"); hours = OpeningHours(); break }
-                do { hours.rules += try OpeningHours.parse(text).rules } catch {
-                    problemAt(spec.position.line, spec.position.column + 1 + error.offset, "hours: \(error.message); open always")
-                    hours = OpeningHours()
-                    break
-                }
-            }
-            s.hours = hours
-        }
-        flag(sh, "stats", &s.stats, problem)
-        languages(sh, into: &s, problem)
-        if let v = sh["theme"] {
-            if let t = v.string { s.theme = t.isEmpty ? nil : t } else { problem(v, "theme must be a folder path in quotes") }
-        }
-    }
-
-    /// `[shell] language` and `languages`: an unknown language is named and left out.
-    private static func languages(_ sh: TOML.Table, into s: inout Settings, _ problem: Report) {
-        let known = Language.codes.joined(separator: ", ")
-        var chosen: Language?
-        if let v = sh["language"] {
-            if let l = v.string.flatMap(Language.named) { chosen = l }
-            else { problem(v, "language must be one of \(known); using \(s.language.code)") }
-        }
-        if let v = sh["languages"] {
-            let items = v.array ?? []
-            if v.array == nil { problem(v, "languages must be a list like [\"en\", \"fr\"]; no language pill") }
-            for item in items {
-                if let l = item.string.flatMap(Language.named) {
-                    if !s.languages.contains(l) { s.languages.append(l) }
-                } else { problem(item, "languages: the kiosk has no texts for \(item.string.map { "'\($0)'" } ?? "that value") (known: \(known)); left out") }
-            }
-        }
-        // Without a language of its own, the kiosk speaks the first one visitors may choose.
-        s.language = chosen ?? s.languages.first ?? s.language
+    private static func readText(_ table: TOML.Table, into s: inout Settings, _ problem: Report) {
+        guard let v = table["text"] else { return }
+        if let t = v.table { texts(t, into: &s, problem) } else { problem(v, "'text' must be a section ([text])") }
     }
 
     /// `[text]`: the operator's words for the kiosk's language; `[text.fr]` and the like for
@@ -317,58 +234,6 @@ struct Settings: Equatable {
         s.textOverrides[s.language.code, default: [:]].merge(own) { _, mine in mine }
     }
 
-    private static func words(_ w: TOML.Table, into s: inout Settings, _ problem: Report) {
-        if let v = w["phrases"] {
-            if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
-                s.words.phrases = list
-                s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }
-            }
-            else { problem(v, "phrases must be a list of strings; using the default") }
-        }
-        number(w, "speed", 5...5000, &s.words.speed, problem)
-        number(w, "interval", 0.05...60, &s.words.interval, problem)
-        var size = s.words.baseSize.width
-        number(w, "size", 50...1000, &size, problem)
-        s.words.labelWidth = size
-        if let v = w["color"] {
-            if let c = v.string.flatMap(Settings.color) { s.words.color = c }
-            else { problem(v, "color must look like \"#8e24aa\"; using the default") }
-        }
-    }
-
-    private static func admin(_ a: TOML.Table, into s: inout Settings, _ problem: Report) {
-        if let v = a["gesture"] {
-            if v.string == "off" { s.adminCorner = nil }
-            else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
-            else { problem(v, "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
-        }
-        if let v = a["gesture"], v.string != "off", a["pin"] == nil {
-            problem(v, "the admin gesture needs a pin (4 to 8 digits): it is off until one is set")
-        }
-        if let v = a["pin"] {
-            if let p = v.string, p.isEmpty || (4...8).contains(p.count) && p.allSatisfy({ $0.isASCII && $0.isNumber }) { s.adminPIN = p.isEmpty ? nil : p }
-            else {
-                // A PIN that cannot be typed would lock the operator out; no PIN would open
-                // the panel to anyone. Refusing the gesture is the safe fallback.
-                s.adminCorner = nil
-                problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
-            }
-        }
-    }
-
-    private static func number(_ t: TOML.Table, _ key: String, _ range: ClosedRange<Double>, _ out: inout Double,
-                               _ problem: (TOML.Node, String) -> Void) {
-        guard let v = t[key] else { return }
-        let d = v.double ?? v.int.map(Double.init)
-        if let d, range.contains(d) { out = d } else {
-            problem(v, "\(key) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(out))")
-        }
-    }
-    private static func flag(_ t: TOML.Table, _ key: String, _ out: inout Bool, _ problem: (TOML.Node, String) -> Void) {
-        guard let v = t[key] else { return }
-        if let b = v.bool { out = b } else { problem(v, "\(key) must be true or false; using \(out)") }
-    }
-
     /// "#rrggbb" (or "rrggbb") → Color.
     static func color(_ s: String) -> Color? {
         let hex = s.hasPrefix("#") ? String(s.dropFirst()) : s
@@ -394,9 +259,9 @@ struct PanelSettings: Codable, Equatable {
     }
 
     func apply(to s: inout Settings) {
-        if let v = speed, (5...5000).contains(v) { s.words.speed = v }
+        if let v = speed, Settings.range("words.speed").contains(v) { s.words.speed = v }
         if let v = padLeft { s.padSide = v ? .left : .right }
-        if let v = idleTimeout, (0...86_400).contains(v) { s.idleTimeout = v }
+        if let v = idleTimeout, Settings.range("shell.idle_timeout").contains(v) { s.idleTimeout = v }
         if let v = rotate, (0...3).contains(v) { s.rotate = Rotation(quarterTurns: v) }
     }
 }

@@ -27,7 +27,7 @@ struct SetupChoices: Codable, Equatable {
         let k = SetupChoices.keys, file = s.fileKeys
         if let m = touchMatrix, !file.contains(k.touchMatrix),
            TouchCalibration.transform(libinputMatrix: m, size: Size(width: 1, height: 1)) != nil {
-            s.touchMatrix = m == Self.identity ? nil : m
+            s.touchMatrix = m == TouchCalibration.identityMatrix ? nil : m
         }
         if let r = rotate, !file.contains(k.rotate), (0...3).contains(r) { s.rotate = Rotation(quarterTurns: r) }
         if let p = pin, !file.contains(k.pin), SetupChoices.isValidPIN(p) { s.adminPIN = p }
@@ -39,8 +39,6 @@ struct SetupChoices: Codable, Equatable {
         if let c = language, !file.contains(k.language), let l = Language.named(c) { s.language = l }
         if !s.scenes.contains(s.start), !file.contains(k.start) { s.start = s.scenes[0] }
     }
-
-    static let identity: [Double] = [1, 0, 0, 0, 1, 0]
 
     static func isValidPIN(_ p: String) -> Bool { (4...8).contains(p.count) && p.allSatisfy { $0.isASCII && $0.isNumber } }
 

@@ -138,7 +138,7 @@ final class SetupScene: ViewScene {
         calibration.onChange = { [unowned self] in self.refresh() }
         calibration.onFit = { [unowned self] fit in self.calibrated(fit) }
         calibration.onReset = { [unowned self] in
-            self.choices.touchMatrix = SetupChoices.identity
+            self.choices.touchMatrix = TouchCalibration.identityMatrix
             self.onPreview?(self.choices)
             self.onNotice?("calibration reset: touches are used as the panel sends them")
             self.refresh()

@@ -1,0 +1,221 @@
+import KioskCore
+import KioskScenes
+
+/// One setting of kiosk.toml, declared once, as systemd declares a unit setting: its key, its
+/// default as the file writes it, its allowed range, whether a running kiosk takes it at once,
+/// its one-line documentation, and how it is read. The parser, `check-config`, the admin
+/// panel's and the setup's checks and the test against kiosk.toml(5) all read this list.
+struct SettingDeclaration: Sendable {
+    let section: String
+    let name: String
+    /// The default, written as in the file (kiosk.toml(5) shows the same).
+    let defaultText: String
+    /// For numbers: the values allowed.
+    var range: ClosedRange<Double>?
+    /// The value kiosk.toml(5) shows where it is not the default (an example).
+    var example: String?
+    /// Whether saving the file changes a running kiosk (else: at its next start).
+    var live = true
+    let doc: String
+    let read: @Sendable (TOML.Node, inout Settings, SettingReader) -> Void
+
+    var key: String { "\(section).\(name)" }
+}
+
+/// What a setting's reader may use besides its value: the scenes, its section (a setting that
+/// depends on another), and where to report a problem.
+final class SettingReader {
+    let catalog: SceneCatalog
+    let section: TOML.Table
+    private let report: (_ line: Int, _ column: Int, _ message: String) -> Void
+    /// `[shell] language` gave a usable language (else the first of `languages` is the kiosk's).
+    var languageChosen = false
+
+    init(catalog: SceneCatalog, section: TOML.Table, report: @escaping (Int, Int, String) -> Void) {
+        self.catalog = catalog
+        self.section = section
+        self.report = report
+    }
+
+    /// A problem with `node`'s value.
+    func problem(_ node: TOML.Node, _ message: String) { report(node.position.line, node.position.column, message) }
+    /// A problem at a place inside a value (a bad opening-hours rule).
+    func problem(line: Int, column: Int, _ message: String) { report(line, column, message) }
+}
+
+extension SettingDeclaration {
+    /// A number within `range` kept at `path`.
+    static func number(_ section: String, _ name: String, _ range: ClosedRange<Double>, _ path: any WritableKeyPath<Settings, Double> & Sendable,
+                       live: Bool = true, doc: String) -> SettingDeclaration {
+        SettingDeclaration(section: section, name: name, defaultText: format(Settings()[keyPath: path]), range: range, live: live, doc: doc) { v, s, r in
+            let d = v.double ?? v.int.map(Double.init)
+            if let d, range.contains(d) { s[keyPath: path] = d } else {
+                r.problem(v, "\(name) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(s[keyPath: path]))")
+            }
+        }
+    }
+
+    /// true or false, kept at `path`.
+    static func flag(_ section: String, _ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable, doc: String) -> SettingDeclaration {
+        SettingDeclaration(section: section, name: name, defaultText: String(Settings()[keyPath: path]), doc: doc) { v, s, r in
+            if let b = v.bool { s[keyPath: path] = b } else { r.problem(v, "\(name) must be true or false; using \(s[keyPath: path])") }
+        }
+    }
+}
+
+extension Settings {
+    /// Every setting of kiosk.toml, in the order they are read (a setting that depends on
+    /// another comes after it) and documented. `[text]` takes any text key (`TextCatalog`).
+    static let declarations: [SettingDeclaration] = shellDeclarations + [
+        SettingDeclaration(section: "metrics", name: "textfile", defaultText: "\"\"",
+                           example: "\"/var/lib/prometheus/node-exporter/kiosk.prom\"",
+                           doc: "Where node_exporter's textfile collector reads the kiosk's metrics (an absolute path); \"\": none.") { v, s, r in
+            if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
+            else { r.problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
+        },
+    ] + wordsDeclarations + [
+        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"",
+                           doc: "The bottom corner of the lander's control pad: \"left\" or \"right\" (left in a right-to-left language).") { v, s, r in
+            switch v.string {
+            case "left": s.padSide = .left
+            case "right": s.padSide = .right
+            default: r.problem(v, "pad must be \"left\" or \"right\"; using right")
+            }
+        },
+    ] + adminDeclarations + [
+        SettingDeclaration(section: "touch", name: "matrix", defaultText: "[1, 0, 0, 0, 1, 0]",
+                           doc: "libinput's calibration matrix for a touchscreen that reports turned or mirrored (six numbers).") { v, s, r in
+            let numbers = v.array?.compactMap { $0.double ?? $0.int.map(Double.init) } ?? []
+            if numbers.count != 6 || v.array?.count != 6 {
+                r.problem(v, "matrix must be six numbers [a, b, c, d, e, f] (libinput's calibration matrix); touch is not turned")
+            } else if TouchCalibration.transform(libinputMatrix: numbers, size: Size(width: 1, height: 1)) == nil {
+                r.problem(v, "matrix \(numbers) cannot be undone (it folds the screen onto a line); touch is not turned")
+            } else if numbers != TouchCalibration.identityMatrix {
+                s.touchMatrix = numbers
+            }
+        },
+    ]
+
+    /// The declaration of "section.name", if there is one.
+    static func declaration(_ key: String) -> SettingDeclaration? { declarations.first { $0.key == key } }
+
+    /// The sections and their settings, as the file may have them.
+    static var knownSections: [String: Set<String>] {
+        Dictionary(declarations.map { ($0.section, [$0.name]) }, uniquingKeysWith: { $0.union($1) })
+    }
+
+    /// The allowed range of a numeric setting (the admin panel's values are checked against it too).
+    static func range(_ key: String) -> ClosedRange<Double> { declaration(key)!.range! }
+
+    private static let shellDeclarations: [SettingDeclaration] = [
+        SettingDeclaration(section: "shell", name: "scenes", defaultText: "[\"lander\", \"tiles\"]",
+                           doc: "The scenes visitors switch between, in order (\"touch\" too, for a bench).") { v, s, r in
+            let bar = r.catalog.barScenes
+            let names = v.array.map { $0.compactMap { $0.string } } ?? []
+            let valid = names.compactMap { r.catalog.canonicalName($0) }.filter { bar.contains($0) }
+            if v.array == nil || valid.isEmpty || valid.count != names.count || names.count != v.array!.count {
+                r.problem(v, "scenes must list some of \(bar.joined(separator: ", ")); using \(s.scenes.joined(separator: ", "))")
+            } else { s.scenes = valid }
+        },
+        SettingDeclaration(section: "shell", name: "start", defaultText: "\"lander\"", live: false,
+                           doc: "The scene shown at start when none was saved.") { v, s, r in
+            let bar = r.catalog.barScenes
+            if let n = v.string.flatMap(r.catalog.canonicalName), bar.contains(n) { s.start = n }
+            else { r.problem(v, "start must be one of \(bar.joined(separator: ", ")); using \(s.start)") }
+        },
+        .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, doc: "Seconds without input before the screensaver; 0 never."),
+        .number("shell", "blank_delay", 0...86_400, \.blankDelay, doc: "Seconds of screensaver before the screen may blank; 0 never."),
+        SettingDeclaration(section: "shell", name: "rotate", defaultText: "0",
+                           doc: "Turns the picture and touches clockwise: 0, 90, 180 or 270.") { v, s, r in
+            if let turned = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = turned }
+            else { r.problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
+        },
+        .flag("shell", "scene_bar", \.sceneBar, doc: "Whether the scene buttons are shown at the top."),
+        .flag("shell", "idle_reset", \.idleReset, doc: "Whether waking from the screensaver starts afresh for the next visitor."),
+        .number("shell", "after_hours_wake", 1...3600, \.afterHoursWake,
+                doc: "Seconds a touch outside the opening hours shows the screensaver before black again."),
+        SettingDeclaration(section: "shell", name: "hours", defaultText: "\"\"", example: "\"Mon-Fri 08:00-20:00, Sat 10:00-16:00\"",
+                           doc: "When the kiosk is open: \"Mon-Fri 08:00-20:00\" or a list of such; always, by default.") { v, s, r in
+            // One string or a list of them; a bad entry is pointed at where it goes wrong.
+            var hours = OpeningHours()
+            for spec in v.array ?? [v] {
+                guard let text = spec.string else {
+                    r.problem(spec, "hours must be a string like \"Mon-Fri 08:00-20:00\" or a list of them; open always")
+                    hours = OpeningHours()
+                    break
+                }
+                do throws(OpeningHours.SpecError) { hours.rules += try OpeningHours.parse(text).rules } catch {
+                    r.problem(line: spec.position.line, column: spec.position.column + 1 + error.offset, "hours: \(error.message); open always")
+                    hours = OpeningHours()
+                    break
+                }
+            }
+            s.hours = hours
+        },
+        .flag("shell", "stats", \.stats, doc: "The frame statistics overlay."),
+        SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"",
+                           doc: "The kiosk's own language (default: the locale's, else the first of languages, else English).") { v, s, r in
+            if let l = v.string.flatMap(Language.named) {
+                s.language = l
+                r.languageChosen = true
+            } else { r.problem(v, "language must be one of \(Language.codes.joined(separator: ", ")); using \(s.language.code)") }
+        },
+        SettingDeclaration(section: "shell", name: "languages", defaultText: "[]", example: "[\"fr\", \"en\"]",
+                           doc: "The languages visitors may switch between with the scene bar's pill.") { v, s, r in
+            if v.array == nil { r.problem(v, "languages must be a list like [\"en\", \"fr\"]; no language pill") }
+            for item in v.array ?? [] {
+                if let l = item.string.flatMap(Language.named) {
+                    if !s.languages.contains(l) { s.languages.append(l) }
+                } else {
+                    let known = Language.codes.joined(separator: ", ")
+                    r.problem(item, "languages: the kiosk has no texts for \(item.string.map { "'\($0)'" } ?? "that value") (known: \(known)); left out")
+                }
+            }
+            // Without a language of its own, the kiosk speaks the first one visitors may choose.
+            if !r.languageChosen, let first = s.languages.first { s.language = first }
+        },
+        SettingDeclaration(section: "shell", name: "theme", defaultText: "\"\"",
+                           doc: "A folder of images used instead of the drawn rocket and tiles.") { v, s, r in
+            if let t = v.string { s.theme = t.isEmpty ? nil : t } else { r.problem(v, "theme must be a folder path in quotes") }
+        },
+    ]
+
+    private static let wordsDeclarations: [SettingDeclaration] = [
+        SettingDeclaration(section: "words", name: "phrases", defaultText: "[\"Peace Love Groovy Music\"]",
+                           doc: "The phrases that fall, one at random for each.") { v, s, r in
+            if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
+                s.words.phrases = list
+                s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }
+            } else { r.problem(v, "phrases must be a list of strings; using the default") }
+        },
+        .number("words", "speed", 5...5000, \.words.speed, doc: "Points per second."),
+        .number("words", "interval", 0.05...60, \.words.interval, doc: "Seconds between new phrases."),
+        .number("words", "size", 50...1000, \.words.labelWidth, doc: "The smallest label's width in points (labels are one to two times as wide)."),
+        SettingDeclaration(section: "words", name: "color", defaultText: "\"#8e24aa\"", doc: "The phrases' colour, as #rrggbb.") { v, s, r in
+            if let c = v.string.flatMap(Settings.color) { s.words.color = c }
+            else { r.problem(v, "color must look like \"#8e24aa\"; using the default") }
+        },
+    ]
+
+    private static let adminDeclarations: [SettingDeclaration] = [
+        SettingDeclaration(section: "admin", name: "gesture", defaultText: "\"top-left\"",
+                           doc: "The corner where three fingers held open the admin panel, or \"off\".") { v, s, r in
+            if v.string == "off" { s.adminCorner = nil }
+            else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
+            else { r.problem(v, "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
+            if v.string != "off", r.section["pin"] == nil {
+                r.problem(v, "the admin gesture needs a pin (4 to 8 digits): it is off until one is set")
+            }
+        },
+        SettingDeclaration(section: "admin", name: "pin", defaultText: "\"\"", example: "\"2580\"",
+                           doc: "The admin panel's PIN, 4 to 8 digits; without one the gesture is off.") { v, s, r in
+            if let p = v.string, p.isEmpty || SetupChoices.isValidPIN(p) { s.adminPIN = p.isEmpty ? nil : p }
+            else {
+                // A PIN that cannot be typed would lock the operator out; no PIN would open
+                // the panel to anyone. Refusing the gesture is the safe fallback.
+                s.adminCorner = nil
+                r.problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
+            }
+        },
+    ]
+}

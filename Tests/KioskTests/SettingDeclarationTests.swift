@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import Kiosk
+@testable import KioskCore
+
+/// The settings' one list against what operators read: kiosk.toml(5) and kiosk.toml.example.
+@Suite struct SettingDeclarationTests {
+    /// Each `.BR name " = value"` entry of a `[section]` of the man page, as "section.name" →
+    /// "name = value" rendered ("\(dq" a double quote, quoted arguments one word).
+    static func manPageEntries() throws -> [String: String] {
+        let page = try String(contentsOfFile: repositoryRoot + "/Packaging/man/kiosk.toml.5", encoding: .utf8)
+        var section: String?, entries: [String: String] = [:]
+        for line in page.split(separator: "\n").map(String.init) {
+            if line.hasPrefix(".SH ") {
+                let title = line.dropFirst(4).filter { $0 != "\"" }
+                section = title.hasPrefix("[") && title != "[text]" ? String(title.dropFirst().dropLast()) : nil
+            } else if let section, line.hasPrefix(".BR "), line.contains("\" = ") {
+                let words = troffArguments(String(line.dropFirst(4)))
+                entries["\(section).\(words[0])"] = words.joined().replacingOccurrences(of: "\\(dq", with: "\"")
+            }
+        }
+        return entries
+    }
+
+    /// A request's arguments: split at spaces, a quoted argument one (its quotes dropped).
+    static func troffArguments(_ text: String) -> [String] {
+        var args: [String] = [], current = "", quoted = false
+        for c in text {
+            if c == "\"" { quoted.toggle(); continue }
+            if c == " " && !quoted {
+                if !current.isEmpty { args.append(current) }
+                current = ""
+            } else { current.append(c) }
+        }
+        if !current.isEmpty { args.append(current) }
+        return args
+    }
+
+    @Test func theManPageDocumentsEverySettingWithItsDefaultOrAnExample() throws {
+        let entries = try Self.manPageEntries()
+        let declared = Set(Settings.declarations.map(\.key))
+        #expect(Set(entries.keys).subtracting(declared).sorted() == [], "documented, but no such setting")
+        #expect(declared.subtracting(entries.keys).sorted() == [], "settings kiosk.toml(5) does not document")
+        for d in Settings.declarations {
+            guard let shown = entries[d.key] else { continue }
+            #expect(shown == "\(d.name) = \(d.example ?? d.defaultText)", "\(d.key)")
+        }
+        // What a saved file does not change at once, it says.
+        let page = try String(contentsOfFile: repositoryRoot + "/Packaging/man/kiosk.toml.5", encoding: .utf8)
+        for d in Settings.declarations where !d.live {
+            #expect(page.contains(".B \(d.name)\napplies at the next start"), "\(d.key)")
+        }
+    }
+
+    @Test func theAdminPanelsStepsLieWithinTheDeclaredRanges() {
+        #expect(AdminPanel.speeds.allSatisfy(Settings.range("words.speed").contains))
+        #expect(AdminPanel.idleTimes.allSatisfy(Settings.range("shell.idle_timeout").contains))
+    }
+
+    @Test func theExampleFileNamesEverySettingInItsSection() throws {
+        let text = try String(contentsOfFile: repositoryRoot + "/Packaging/kiosk.toml.example", encoding: .utf8)
+        var section = "", found: Set<String> = []
+        for raw in text.split(separator: "\n") {
+            let line = raw.hasPrefix("# ") ? raw.dropFirst(2) : raw[...]
+            if line.hasPrefix("[") { section = String(line.dropFirst().prefix { $0 != "]" }); continue }
+            if let eq = line.range(of: " = ") { found.insert("\(section).\(line[..<eq.lowerBound])") }
+        }
+        let declared = Set(Settings.declarations.map(\.key))
+        #expect(declared.subtracting(found).sorted() == [])
+        #expect(found.filter { !$0.hasPrefix("text.") }.subtracting(declared).sorted() == [])
+    }
+
+    @Test func everyDefaultIsWhatAnEmptyFileGives() throws {
+        // Each default, written in a file of its own, reads back as the defaults without problems;
+        // but the language (the locale's), the pad's side (the language's) and the gesture (said
+        // to need a PIN), whose defaults depend on something else.
+        let dependent = ["shell.language", "lander.pad", "admin.gesture"]
+        for d in Settings.declarations where !dependent.contains(d.key) {
+            let (s, problems) = Settings.parse("[\(d.section)]\n\(d.name) = \(d.defaultText)\n", file: "k.toml")
+            #expect(problems.isEmpty, "\(d.key): \(problems)")
+            var plain = s
+            plain.fileKeys = []
+            plain.configuredTexts = []
+            #expect(plain == Settings(), "\(d.key) = \(d.defaultText) is not the default")
+        }
+    }
+
+    @Test func aNumberOutsideItsDeclaredRangeIsRefusedAtEitherEnd() {
+        for d in Settings.declarations {
+            guard let range = d.range else { continue }
+            for bad in [range.lowerBound - 1, range.upperBound + 1] {
+                let (_, problems) = Settings.parse("[\(d.section)]\n\(d.name) = \(bad)\n", file: "k.toml")
+                #expect(problems.map(\.message).first?.hasPrefix("\(d.name) must be a number from") == true, "\(d.key) = \(bad)")
+            }
+        }
+        // The admin panel's stored values go through the same ranges.
+        var s = Settings()
+        PanelSettings(speed: 9000, idleTimeout: -5).apply(to: &s)
+        #expect(s == Settings())
+    }
+}
