@@ -65,6 +65,13 @@ import Glibc
         #expect(chosen.scenes == ["paint"] && chosen.start == "paint")
     }
 
+    @Test func aScenesSettingsSectionComesWithItsDescription() {
+        let withoutLander = SceneCatalog(scenes: SceneCatalog.standard.scenes.filter { $0.name != "lander" })
+        let file = "[lander]\npad = \"left\"\n"
+        #expect(Settings.parse(file, file: "k.toml").1.isEmpty)
+        #expect(Settings.parse(file, file: "k.toml", catalog: withoutLander).1.map(\.description) == ["k.toml:1:1: unknown section or setting 'lander'"])
+    }
+
     @Test func aReloadRebuildsOnlyTheScenesMadeFromWhatChanged() {
         var a = Settings(), b = Settings()
         b.padSide = .left

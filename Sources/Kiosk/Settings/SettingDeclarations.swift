@@ -44,10 +44,11 @@ final class SettingReader {
 }
 
 extension SettingDeclaration {
-    /// A number within `range` kept at `path`.
+    /// A number within `range` kept at `path`. (The default is written out, not read from
+    /// `Settings()`: the scenes' declarations are made while the scene catalog is.)
     static func number(_ section: String, _ name: String, _ range: ClosedRange<Double>, _ path: any WritableKeyPath<Settings, Double> & Sendable,
-                       live: Bool = true, doc: String) -> SettingDeclaration {
-        SettingDeclaration(section: section, name: name, defaultText: format(Settings()[keyPath: path]), range: range, live: live, doc: doc) { v, s, r in
+                       default defaultText: String, live: Bool = true, doc: String) -> SettingDeclaration {
+        SettingDeclaration(section: section, name: name, defaultText: defaultText, range: range, live: live, doc: doc) { v, s, r in
             let d = v.double ?? v.int.map(Double.init)
             if let d, range.contains(d) { s[keyPath: path] = d } else {
                 r.problem(v, "\(name) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(s[keyPath: path]))")
@@ -56,31 +57,30 @@ extension SettingDeclaration {
     }
 
     /// true or false, kept at `path`.
-    static func flag(_ section: String, _ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable, doc: String) -> SettingDeclaration {
-        SettingDeclaration(section: section, name: name, defaultText: String(Settings()[keyPath: path]), doc: doc) { v, s, r in
+    static func flag(_ section: String, _ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable, default defaultText: String,
+                     doc: String) -> SettingDeclaration {
+        SettingDeclaration(section: section, name: name, defaultText: defaultText, doc: doc) { v, s, r in
             if let b = v.bool { s[keyPath: path] = b } else { r.problem(v, "\(name) must be true or false; using \(s[keyPath: path])") }
         }
     }
 }
 
 extension Settings {
-    /// Every setting of kiosk.toml, in the order they are read (a setting that depends on
-    /// another comes after it) and documented. `[text]` takes any text key (`TextCatalog`).
-    static let declarations: [SettingDeclaration] = shellDeclarations + [
+    /// Every setting of kiosk.toml for a kiosk with `catalog`'s scenes, in the order they are
+    /// read (a setting that depends on another comes after it): the kiosk's own, then each
+    /// scene's. `[text]` takes any text key (`TextCatalog`).
+    static func declarations(for catalog: SceneCatalog) -> [SettingDeclaration] {
+        kioskDeclarations + catalog.scenes.flatMap(\.settings)
+    }
+    /// The standard kiosk's.
+    static let declarations = declarations(for: .standard)
+
+    private static let kioskDeclarations: [SettingDeclaration] = shellDeclarations + [
         SettingDeclaration(section: "metrics", name: "textfile", defaultText: "\"\"",
                            example: "\"/var/lib/prometheus/node-exporter/kiosk.prom\"",
                            doc: "Where node_exporter's textfile collector reads the kiosk's metrics (an absolute path); \"\": none.") { v, s, r in
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
             else { r.problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
-        },
-    ] + wordsDeclarations + [
-        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"",
-                           doc: "The bottom corner of the lander's control pad: \"left\" or \"right\" (left in a right-to-left language).") { v, s, r in
-            switch v.string {
-            case "left": s.padSide = .left
-            case "right": s.padSide = .right
-            default: r.problem(v, "pad must be \"left\" or \"right\"; using right")
-            }
         },
     ] + adminDeclarations + [
         SettingDeclaration(section: "touch", name: "matrix", defaultText: "[1, 0, 0, 0, 1, 0]",
@@ -100,8 +100,8 @@ extension Settings {
     static func declaration(_ key: String) -> SettingDeclaration? { declarations.first { $0.key == key } }
 
     /// The sections and their settings, as the file may have them.
-    static var knownSections: [String: Set<String>] {
-        Dictionary(declarations.map { ($0.section, [$0.name]) }, uniquingKeysWith: { $0.union($1) })
+    static func knownSections(_ declared: [SettingDeclaration]) -> [String: Set<String>] {
+        Dictionary(declared.map { ($0.section, [$0.name]) }, uniquingKeysWith: { $0.union($1) })
     }
 
     /// The allowed range of a numeric setting (the admin panel's values are checked against it too).
@@ -123,16 +123,16 @@ extension Settings {
             if let n = v.string.flatMap(r.catalog.canonicalName), bar.contains(n) { s.start = n }
             else { r.problem(v, "start must be one of \(bar.joined(separator: ", ")); using \(s.start)") }
         },
-        .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, doc: "Seconds without input before the screensaver; 0 never."),
-        .number("shell", "blank_delay", 0...86_400, \.blankDelay, doc: "Seconds of screensaver before the screen may blank; 0 never."),
+        .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: "120", doc: "Seconds without input before the screensaver; 0 never."),
+        .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: "0", doc: "Seconds of screensaver before the screen may blank; 0 never."),
         SettingDeclaration(section: "shell", name: "rotate", defaultText: "0",
                            doc: "Turns the picture and touches clockwise: 0, 90, 180 or 270.") { v, s, r in
             if let turned = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = turned }
             else { r.problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
         },
-        .flag("shell", "scene_bar", \.sceneBar, doc: "Whether the scene buttons are shown at the top."),
-        .flag("shell", "idle_reset", \.idleReset, doc: "Whether waking from the screensaver starts afresh for the next visitor."),
-        .number("shell", "after_hours_wake", 1...3600, \.afterHoursWake,
+        .flag("shell", "scene_bar", \.sceneBar, default: "true", doc: "Whether the scene buttons are shown at the top."),
+        .flag("shell", "idle_reset", \.idleReset, default: "true", doc: "Whether waking from the screensaver starts afresh for the next visitor."),
+        .number("shell", "after_hours_wake", 1...3600, \.afterHoursWake, default: "60",
                 doc: "Seconds a touch outside the opening hours shows the screensaver before black again."),
         SettingDeclaration(section: "shell", name: "hours", defaultText: "\"\"", example: "\"Mon-Fri 08:00-20:00, Sat 10:00-16:00\"",
                            doc: "When the kiosk is open: \"Mon-Fri 08:00-20:00\" or a list of such; always, by default.") { v, s, r in
@@ -152,7 +152,7 @@ extension Settings {
             }
             s.hours = hours
         },
-        .flag("shell", "stats", \.stats, doc: "The frame statistics overlay."),
+        .flag("shell", "stats", \.stats, default: "false", doc: "The frame statistics overlay."),
         SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"",
                            doc: "The kiosk's own language (default: the locale's, else the first of languages, else English).") { v, s, r in
             if let l = v.string.flatMap(Language.named) {
@@ -180,7 +180,8 @@ extension Settings {
         },
     ]
 
-    private static let wordsDeclarations: [SettingDeclaration] = [
+    /// The falling words' `[words]`.
+    static let wordsDeclarations: [SettingDeclaration] = [
         SettingDeclaration(section: "words", name: "phrases", defaultText: "[\"Peace Love Groovy Music\"]",
                            doc: "The phrases that fall, one at random for each.") { v, s, r in
             if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
@@ -188,12 +189,24 @@ extension Settings {
                 s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }
             } else { r.problem(v, "phrases must be a list of strings; using the default") }
         },
-        .number("words", "speed", 5...5000, \.words.speed, doc: "Points per second."),
-        .number("words", "interval", 0.05...60, \.words.interval, doc: "Seconds between new phrases."),
-        .number("words", "size", 50...1000, \.words.labelWidth, doc: "The smallest label's width in points (labels are one to two times as wide)."),
+        .number("words", "speed", 5...5000, \.words.speed, default: "150", doc: "Points per second."),
+        .number("words", "interval", 0.05...60, \.words.interval, default: "0.5", doc: "Seconds between new phrases."),
+        .number("words", "size", 50...1000, \.words.labelWidth, default: "200", doc: "The smallest label's width in points (labels are one to two times as wide)."),
         SettingDeclaration(section: "words", name: "color", defaultText: "\"#8e24aa\"", doc: "The phrases' colour, as #rrggbb.") { v, s, r in
             if let c = v.string.flatMap(Settings.color) { s.words.color = c }
             else { r.problem(v, "color must look like \"#8e24aa\"; using the default") }
+        },
+    ]
+
+    /// The lander's `[lander]`.
+    static let landerDeclarations: [SettingDeclaration] = [
+        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"",
+                           doc: "The bottom corner of the lander's control pad: \"left\" or \"right\" (left in a right-to-left language).") { v, s, r in
+            switch v.string {
+            case "left": s.padSide = .left
+            case "right": s.padSide = .right
+            default: r.problem(v, "pad must be \"left\" or \"right\"; using right")
+            }
         },
     ]
 

@@ -173,7 +173,8 @@ struct Settings: Equatable {
             let p = message.hasPrefix("unknown") ? node.keyPosition : node.position
             report(p.line, p.column, message)
         }
-        let known = knownSections
+        let declared = declarations(for: catalog)
+        let known = knownSections(declared)
         for key in table.keys {
             let node = table[key]!
             if key == "text" { continue } // any text key: checked by `texts`
@@ -193,9 +194,9 @@ struct Settings: Equatable {
                 d.read(value, &s, r)
             }
         }
-        read(declarations.filter { $0.section == "shell" })
+        read(declared.filter { $0.section == "shell" })
         readText(table, into: &s, problem)
-        read(declarations.filter { $0.section != "shell" })
+        read(declared.filter { $0.section != "shell" })
         return (s, problems)
     }
 

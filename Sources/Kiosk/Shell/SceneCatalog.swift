@@ -34,6 +34,8 @@ struct SceneDescription: Sendable {
     /// Whether two settings agree on all the scene is made from: when they do not (a reload),
     /// the scene is saved and made again, keeping its state.
     var madeAlike: @Sendable (Settings, Settings) -> Bool = { _, _ in true }
+    /// Its own section of kiosk.toml (`[lander]`), if it has one.
+    var settings: [SettingDeclaration] = []
     let make: @Sendable (SceneMaking) -> ViewScene
 }
 
@@ -46,13 +48,13 @@ struct SceneCatalog: Sendable {
             TouchTestScene(fonts: $0.fonts, scheduler: $0.scheduler)
         },
         SceneDescription(name: "lander", aliases: ["lunar-lander"], title: "Lander", audience: .visitors,
-                         madeAlike: { $0.padSide == $1.padSide && $0.theme == $1.theme }) { m in
+                         madeAlike: { $0.padSide == $1.padSide && $0.theme == $1.theme }, settings: Settings.landerDeclarations) { m in
             let l = LanderScene(fonts: m.fonts, scheduler: m.scheduler, store: m.store, themeDirectory: m.themeDirectory, report: m.report)
             l.padSide = m.settings.padSide
             return l
         },
         SceneDescription(name: "words", aliases: ["falling-words", "screensaver"], title: "Words", audience: .screensaver,
-                         madeAlike: { $0.words == $1.words }) {
+                         madeAlike: { $0.words == $1.words }, settings: Settings.wordsDeclarations) {
             FallingWordsScene(fonts: $0.fonts, scheduler: $0.scheduler, config: $0.settings.words)
         },
         SceneDescription(name: "tiles", aliases: ["tile-board", "board"], title: "Tiles", audience: .visitors,
