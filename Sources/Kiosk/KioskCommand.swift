@@ -105,7 +105,7 @@ extension KioskCommand {
         var bufferRotate: Int = 0
         @Option(help: "The panel's physical size in millimetres as its output reports it, e.g. 320x200 (default: unknown, 96 dpi).")
         var panelMm: String?
-        @Option(help: "The language the kiosk writes in (\(Language.codes.joined(separator: ", "))).")
+        @Option(help: "The language the kiosk writes in (\(Language.codes.joined(separator: ", ")), or one of the operator's catalogs).")
         var language: String = "en"
 
         /// A renderer for the scene (or for `workload`, a bench-only scene built with the
@@ -119,11 +119,13 @@ extension KioskCommand {
                 guard let m = parseSize(panelMm) else { throw fail(log, "--panel-mm '\(panelMm)': expected WIDTHxHEIGHT in millimetres, e.g. 320x200") }
                 mm = m
             }
-            guard let lang = Language.named(language) else {
-                throw fail(log, "--language '\(language)': expected one of \(Language.codes.joined(separator: ", "))")
+            let languages = LanguageCatalogs.load().languages
+            guard let lang = Language.named(language, in: languages) else {
+                throw fail(log, "--language '\(language)': expected one of \(languages.map(\.code).joined(separator: ", "))")
             }
             var settings = Settings()
             settings.language = lang
+            settings.knownLanguages = languages
             let fonts = FontCache(report: { log.warning("\($0)") })
             let setup = scene == "setup" ? SetupScene(fonts: fonts, scheduler: ManualScheduler(), settings: settings, saved: nil,
                                                       filePath: nil, stage: nil, onFinish: { _ in }) : nil
@@ -272,10 +274,12 @@ extension KioskCommand {
             print("\(path): ok")
         }
 
-        /// Every problem of the settings file at `path` for a kiosk with `catalog`'s scenes.
-        static func problems(in path: String, catalog: SceneCatalog = .standard) -> [Settings.Problem] {
-            let (settings, fileProblems) = Settings.load(path: path, catalog: catalog)
-            return fileProblems + settings.uncoveredTexts(file: path, coverage: FontCoverage.installed)
+        /// Every problem of the settings file at `path` for a kiosk with `catalog`'s scenes, and of
+        /// the operator's language catalogs (`LanguageCatalogs`) first.
+        static func problems(in path: String, catalog: SceneCatalog = .standard) -> [CustomStringConvertible] {
+            let (languages, catalogProblems) = LanguageCatalogs.load()
+            let (settings, fileProblems) = Settings.load(path: path, catalog: catalog, languages: languages)
+            return catalogProblems + fileProblems + settings.uncoveredTexts(file: path, coverage: FontCoverage.installed)
         }
     }
 }
@@ -287,16 +291,30 @@ extension KioskCommand {
             commandName: "texts",
             abstract: "Print every text the kiosk writes in a language, as a [text] table for kiosk.toml.")
 
-        @Argument(help: "The language: \(Language.codes.joined(separator: ", ")).")
+        @Argument(help: "The language: \(Language.codes.joined(separator: ", ")), or one of the operator's catalogs.")
         var language: String = "en"
+        @Flag(help: "Print the translation template (gettext's .pot) instead: msginit makes a language's catalog from it.")
+        var pot = false
 
         func run() throws {
-            guard let l = Language.named(language) else {
-                throw fail(makeLogger(verbose: false), "'\(language)': expected one of \(Language.codes.joined(separator: ", "))")
+            if pot { print(TemplateMessage.pot(), terminator: ""); return }
+            let languages = LanguageCatalogs.load().languages
+            guard let l = Language.named(language, in: languages) else {
+                throw fail(makeLogger(verbose: false), "'\(language)': expected one of \(languages.map(\.code).joined(separator: ", "))")
             }
-            let table = TextCatalog.table(l.code)
-            print("[text\(l == .english ? "" : ".\(l.code)")]")
-            for key in table.keys.sorted() { print("\"\(key)\" = \(TOML.quoted(table[key]!))") }
+            let texts = KioskCore.Texts(l)
+            print("[text\(l.code == Language.english.code ? "" : ".\(l.code)")]")
+            for key in TextCatalog.keys where l.catalog != nil || TextCatalog.table(l.code)[key] != nil {
+                print("\"\(key)\" = \(TOML.quoted(Self.text(key, in: texts)))")
+            }
+        }
+
+        /// `key`'s text; a count's form as the operator's `[text]` table names it ("….one").
+        static func text(_ key: String, in texts: KioskCore.Texts) -> String {
+            let parts = key.split(separator: ".")
+            guard let form = parts.last.map(String.init), TextCatalog.pluralForms.contains(form), texts.language.catalog != nil else { return texts[key] }
+            let n = ["zero": 0, "one": 1, "two": 2, "few": 3, "many": 11, "other": 100][form]!
+            return texts.form(parts.dropLast().joined(separator: "."), n)
         }
     }
 

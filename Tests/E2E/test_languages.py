@@ -4,7 +4,7 @@ bad language settings are one line each with the defaults kept. The kiosk's debu
 its labelled controls are (`view: …`) after each lift, and which language a visitor chose."""
 import pytest
 
-from harness import Kiosk, views, wait_until
+from harness import KIOSK, Kiosk, views, wait_until
 from test_setup import H, W, tap, tap_label
 
 CONFIG = """[shell]
@@ -76,11 +76,48 @@ def test_an_unknown_language_or_text_is_one_line_and_the_defaults(weston, tmp_pa
     k = start(weston, tmp_path, '[shell]\nlanguage = "xx"\nstart = "tiles"\n[text]\n"tiles.hnit" = "Touchez"\n'
                                 '"tiles.refill" = "Remplir"\n[admin]\npin = "2580"\n')
     err = k.stderr
-    assert "kiosk.toml:2:12: language must be one of en, de, fr, es, ja, ar; using en" in err
+    assert "kiosk.toml:2:12: language must be one of en, de, fr, es, ja, ar (another: a catalog in /etc/kiosk/locale); using en" in err
     assert "kiosk.toml:5:1: unknown text 'tiles.hnit' (did you mean 'tiles.hint'?)" in err
     # The rest applies: the kiosk runs in English with the operator's own word for Refill.
     v = settle(weston, k, "first frame shown")
     assert x_of(v, "tiles remove") < x_of(v, "tiles refill")
+    assert k.proc.poll() is None
+
+
+def portuguese(kiosk_bin, folder):
+    """pt.po the README's way: `kiosk texts --pot`, gettext's msginit, a few texts translated."""
+    import re
+    import subprocess
+    folder.mkdir()
+    (folder / "kiosk.pot").write_text(subprocess.run([kiosk_bin, "texts", "--pot"], capture_output=True, text=True, check=True).stdout)
+    subprocess.run(["msginit", "--no-translator", "-l", "pt_PT", "-i", "kiosk.pot", "-o", "pt.po"], cwd=folder, check=True,
+                   capture_output=True)
+    po = (folder / "pt.po").read_text()
+    for key, text in [("scene.lander", "Alunagem"), ("scene.tiles", "Peças"), ("tiles.refill", "Repor"), ("tiles.remove", "Remover")]:
+        po = re.sub(r'(msgctxt "%s"\nmsgid "[^"]*"\nmsgstr )""' % re.escape(key), r'\1"%s"' % text, po)
+    (folder / "pt.po").write_text(po.replace("X-Kiosk-Language-Name: \\n", "X-Kiosk-Language-Name: Português\\n"))
+    (folder / "kiosk.pot").unlink()
+
+
+def test_an_operators_catalog_is_a_language_visitors_can_choose(weston, tmp_path):
+    locale = tmp_path / "locale"
+    portuguese(str(KIOSK), locale)
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text('[shell]\nlanguage = "pt"\nlanguages = ["pt", "en"]\nstart = "tiles"\n[admin]\npin = "2580"\n')
+    k = Kiosk(weston, "--verbose", "--config", str(cfg), protocol=False,
+              env=weston.env(XDG_STATE_HOME=str(tmp_path / "state"), LANG="C.UTF-8", KIOSK_LOCALE_DIR=str(locale)))
+    k.wait_for(r"first frame shown", timeout=20)
+    assert "language: pt (Português); visitors may switch to en" in k.stderr
+    assert f"{locale}/pt.po: 90 of 94 texts not translated (shown in English): admin.calibrate" in k.stderr
+    v = settle(weston, k, "first frame shown")
+    weston.screenshot().save("/tmp/languages-tiles-pt.png")
+    assert "tiles remove" in v
+    tap_label(weston, k, "scene bar language")
+    k.wait_for(r"language: en \(English\), chosen by a visitor", timeout=5)
+    # A broken catalog pushed while it runs: one line, English, the kiosk goes on.
+    (locale / "pt.po").write_text('msgctxt "scene.tiles"\nmsgid "Tiles"\nmsgstr "Peças\n')
+    cfg.write_text(cfg.read_text() + "# touched\n")
+    k.wait_for(rf"{locale}/pt.po:3: a string in double quotes expected; language 'pt' left out", timeout=10)
     assert k.proc.poll() is None
 
 

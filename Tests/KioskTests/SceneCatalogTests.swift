@@ -31,7 +31,7 @@ import Glibc
         defer { unlink(path) }
         // check-config: the file is good for this kiosk, and not for one without the scene.
         #expect(KioskCommand.CheckConfig.problems(in: path, catalog: catalog).isEmpty)
-        #expect(KioskCommand.CheckConfig.problems(in: path).map(\.message).contains { $0.hasPrefix("scenes must list some of touch, lander, tiles") })
+        #expect(KioskCommand.CheckConfig.problems(in: path).map(\.description).contains { $0.contains(": scenes must list some of touch, lander, tiles") })
         let (settings, _) = Settings.load(path: path, catalog: catalog)
         #expect(settings.scenes == ["lander", "paint"] && settings.start == "paint")
         // Without a setting, visitors get it with the others.

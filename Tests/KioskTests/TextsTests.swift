@@ -160,7 +160,7 @@ import Glibc
         #expect(Settings.parse("", file: "k", locale: Language.named("es")!).0.language.code == "es")
         let (s, problems) = Settings.parse("[shell]\nlanguage = \"klingon\"\n", file: "k", locale: Language.named("ja")!)
         #expect(s.language.code == "ja")
-        #expect(problems.map(\.description) == ["k:2:12: language must be one of en, de, fr, es, ja, ar; using ja"])
+        #expect(problems.map(\.description) == ["k:2:12: language must be one of en, de, fr, es, ja, ar (another: a catalog in /etc/kiosk/locale); using ja"])
         #expect(Settings.parse("[shell]\nlanguages = [\"en\"]\n", file: "k").0.visitorTexts.count == 1)
     }
 
@@ -174,7 +174,7 @@ import Glibc
         init(languages: [String], idleReset: Bool = true) {
             let fonts = testFonts, s = scheduler
             var settings = Settings()
-            settings.languages = languages.compactMap(Language.named)
+            settings.languages = languages.compactMap { Language.named($0) }
             settings.language = settings.languages[0]
             shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
                 SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!
@@ -259,7 +259,7 @@ import Glibc
         for first in ["fr", "ar"] {
             let fonts = testFonts, s = ManualScheduler()
             var settings = Settings()
-            settings.languages = [first, "es", "ja", "de", "en"].compactMap(Language.named)
+            settings.languages = [first, "es", "ja", "de", "en"].compactMap { Language.named($0) }
             settings.language = settings.languages[0]
             let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
                 SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!

@@ -38,12 +38,16 @@ final class SettingsController {
     /// The settings file's settings, each problem reported; nil on a reload when the file is
     /// refused as a whole (the kiosk keeps what it has).
     static func readFile(configPath: String?, log: Logger, reloading: Bool = false) -> Settings? {
-        // The locale once (two small files at most), for the file and for no file alike.
-        let locale = Settings.localeLanguage()
+        // The operator's catalogs, then the locale once (two small files at most), for the file
+        // and for no file alike.
+        let (languages, catalogProblems) = LanguageCatalogs.load()
+        for p in catalogProblems { log.warning("\(p)") }
+        let locale = Settings.localeLanguage(in: languages)
         var s = Settings()
         s.language = locale
+        s.knownLanguages = languages
         if let path = configPath ?? Settings.defaultPath() {
-            let (loaded, problems) = Settings.read(path: path, locale: locale)
+            let (loaded, problems) = Settings.read(path: path, locale: locale, languages: languages)
             for p in problems { log.warning("\(p)") }
             if let loaded { s = loaded } else if reloading {
                 log.warning("\(path) not applied: the kiosk keeps the settings it has")

@@ -26,13 +26,16 @@ struct SettingDeclaration: Sendable {
 /// depends on another), and where to report a problem.
 final class SettingReader {
     let catalog: SceneCatalog
+    /// The languages the kiosk has (its own and the operator's catalogs).
+    let languages: [Language]
     let section: TOML.Table
     private let report: (_ line: Int, _ column: Int, _ message: String) -> Void
     /// `[shell] language` gave a usable language (else the first of `languages` is the kiosk's).
     var languageChosen = false
 
-    init(catalog: SceneCatalog, section: TOML.Table, report: @escaping (Int, Int, String) -> Void) {
+    init(catalog: SceneCatalog, languages: [Language], section: TOML.Table, report: @escaping (Int, Int, String) -> Void) {
         self.catalog = catalog
+        self.languages = languages
         self.section = section
         self.report = report
     }
@@ -155,19 +158,22 @@ extension Settings {
         .flag("shell", "stats", \.stats, default: "false", doc: "The frame statistics overlay."),
         SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"",
                            doc: "The kiosk's own language (default: the locale's, else the first of languages, else English).") { v, s, r in
-            if let l = v.string.flatMap(Language.named) {
+            if let l = v.string.flatMap({ Language.named($0, in: r.languages) }) {
                 s.language = l
                 r.languageChosen = true
-            } else { r.problem(v, "language must be one of \(Language.codes.joined(separator: ", ")); using \(s.language.code)") }
+            } else {
+                let known = r.languages.map(\.code).joined(separator: ", ")
+                r.problem(v, "language must be one of \(known) (another: a catalog in \(LanguageCatalogs.directory)); using \(s.language.code)")
+            }
         },
         SettingDeclaration(section: "shell", name: "languages", defaultText: "[]", example: "[\"fr\", \"en\"]",
                            doc: "The languages visitors may switch between with the scene bar's pill.") { v, s, r in
             if v.array == nil { r.problem(v, "languages must be a list like [\"en\", \"fr\"]; no language pill") }
             for item in v.array ?? [] {
-                if let l = item.string.flatMap(Language.named) {
+                if let l = item.string.flatMap({ Language.named($0, in: r.languages) }) {
                     if !s.languages.contains(l) { s.languages.append(l) }
                 } else {
-                    let known = Language.codes.joined(separator: ", ")
+                    let known = r.languages.map(\.code).joined(separator: ", ")
                     r.problem(item, "languages: the kiosk has no texts for \(item.string.map { "'\($0)'" } ?? "that value") (known: \(known)); left out")
                 }
             }

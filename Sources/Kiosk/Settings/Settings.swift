@@ -35,6 +35,8 @@ struct Settings: Equatable {
     var languages: [Language] = []
     /// The operator's own words by language code and key (`[text]`, `[text.fr]`).
     var textOverrides: [String: [String: String]] = [:]
+    /// The languages this kiosk has: its own, with the operator's catalogs (`LanguageCatalogs`).
+    var knownLanguages = Language.all
     // [touch]
     /// libinput's calibration matrix for the touchscreen (six numbers, row-major, on
     /// coordinates normalized to 0...1: `[-1, 0, 1, 0, 1, 0]` undoes a mirrored x); nil: none.
@@ -68,14 +70,14 @@ struct Settings: Equatable {
 
     /// The locale's language (LC_ALL, LC_MESSAGES, LANG; else the system's locale files),
     /// English without one.
-    static func localeLanguage() -> Language {
+    static func localeLanguage(in languages: [Language] = Language.all) -> Language {
         var env: [String: String] = [:]
         for k in ["LC_ALL", "LC_MESSAGES", "LANG"] { if let v = getenv(k) { env[k] = String(cString: v) } }
         let files = ["/etc/locale.conf", "/etc/default/locale"].compactMap { path -> String? in
             guard case .success(let bytes) = readRegularFile(path, limit: 16 * 1024) else { return nil }
             return String(decoding: bytes, as: UTF8.self)
         }
-        return Language.fromLocale(env, files: files)
+        return Language.fromLocale(env, files: files, in: languages)
     }
 
     struct ConfiguredText: Equatable {
@@ -129,31 +131,37 @@ struct Settings: Equatable {
 
     /// Reads `path`; problems are returned (each one line), defaults fill every gap. Only a
     /// regular file is read (a FIFO or device would block the kiosk), at most `TOML.Limits`'s size.
-    static func load(path: String, catalog: SceneCatalog = .standard) -> (Settings, [Problem]) {
-        let (s, problems) = read(path: path, catalog: catalog)
-        return (s ?? Settings(), problems)
+    static func load(path: String, catalog: SceneCatalog = .standard, languages: [Language] = Language.all) -> (Settings, [Problem]) {
+        let (s, problems) = read(path: path, locale: localeLanguage(in: languages), catalog: catalog, languages: languages)
+        var defaults = Settings()
+        defaults.knownLanguages = languages
+        return (s ?? defaults, problems)
     }
 
     /// Like `load`, but nil when the file as a whole was refused (unreadable, not a file, too
     /// large, not TOML): a running kiosk then keeps the settings it has.
-    static func read(path: String, locale: Language = localeLanguage(), catalog: SceneCatalog = .standard) -> (Settings?, [Problem]) {
+    static func read(path: String, locale: Language = localeLanguage(), catalog: SceneCatalog = .standard,
+                     languages: [Language] = Language.all) -> (Settings?, [Problem]) {
         switch readRegularFile(path, limit: TOML.Limits().maxBytes) {
         case .success(let bytes):
-            let (s, problems) = parse(bytes, file: path, locale: locale, catalog: catalog)
+            let (s, problems) = parse(bytes, file: path, locale: locale, catalog: catalog, languages: languages)
             return (problems.contains { $0.wholeFile } ? nil : s, problems)
         case .failure(let why):
             return (nil, [Problem(file: path, line: 1, column: 1, message: why.description, wholeFile: true)])
         }
     }
 
-    static func parse(_ text: String, file: String, locale: Language = .english, catalog: SceneCatalog = .standard) -> (Settings, [Problem]) {
-        parse(Array(text.utf8), file: file, locale: locale, catalog: catalog)
+    static func parse(_ text: String, file: String, locale: Language = .english, catalog: SceneCatalog = .standard,
+                      languages: [Language] = Language.all) -> (Settings, [Problem]) {
+        parse(Array(text.utf8), file: file, locale: locale, catalog: catalog, languages: languages)
     }
 
     /// `locale`: the language where the file names none (the running kiosk's locale).
-    static func parse(_ bytes: [UInt8], file: String, locale: Language = .english, catalog: SceneCatalog = .standard) -> (Settings, [Problem]) {
+    static func parse(_ bytes: [UInt8], file: String, locale: Language = .english, catalog: SceneCatalog = .standard,
+                      languages: [Language] = Language.all) -> (Settings, [Problem]) {
         var s = Settings()
         s.language = locale
+        s.knownLanguages = languages
         (s.scenes, s.start) = (catalog.visitorScenes, catalog.defaultName)
         var problems: [Problem] = []
         let table: TOML.Table
@@ -189,7 +197,7 @@ struct Settings: Equatable {
         func read(_ declared: [SettingDeclaration]) {
             for d in declared {
                 guard let section = table[d.section]?.table, let value = section[d.name] else { continue }
-                let r = readers[d.section] ?? SettingReader(catalog: catalog, section: section, report: report)
+                let r = readers[d.section] ?? SettingReader(catalog: catalog, languages: languages, section: section, report: report)
                 readers[d.section] = r
                 d.read(value, &s, r)
             }
@@ -213,7 +221,7 @@ struct Settings: Equatable {
         func collect(_ t: TOML.Table, prefix: String, _ out: inout [String: String]) {
             for k in t.keys {
                 let node = t[k]!, key = prefix + k
-                if prefix.isEmpty, Language.named(k)?.code == k {
+                if prefix.isEmpty, Language.named(k, in: s.knownLanguages)?.code == k {
                     guard let sub = node.table else { problem(node, "'text.\(k)' must be a section ([text.\(k)])"); continue }
                     var table = s.textOverrides[k] ?? [:]
                     collect(sub, prefix: "", &table)

@@ -36,7 +36,7 @@ struct SetupChoices: Codable, Equatable {
             if !valid.isEmpty { s.scenes = valid }
         }
         if let n = start, !file.contains(k.start), s.scenes.contains(n) { s.start = n }
-        if let c = language, !file.contains(k.language), let l = Language.named(c) { s.language = l }
+        if let c = language, !file.contains(k.language), let l = Language.named(c, in: s.knownLanguages) { s.language = l }
         if !s.scenes.contains(s.start), !file.contains(k.start) { s.start = s.scenes[0] }
     }
 

@@ -56,7 +56,7 @@ final class SetupScene: ViewScene {
          stage: SetupStage?, step: Step = .touch, fromAdmin: Bool = false, catalog: SceneCatalog = .standard,
          onFinish: @escaping (SetupChoices) -> Void) {
         self.step = step
-        scenes = ScenesStep(catalog: catalog)
+        scenes = ScenesStep(catalog: catalog, languages: settings.knownLanguages)
         var c = saved ?? SetupChoices()
         c.done = true
         choices = c

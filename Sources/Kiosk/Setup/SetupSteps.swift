@@ -165,8 +165,12 @@ final class ScenesStep: SetupPage {
     /// A scene's name as the scene bar writes it.
     private func title(_ name: String) -> String { catalog.title(name, texts) }
 
-    init(catalog: SceneCatalog = .standard) {
+    /// The languages it offers: the kiosk's own and the operator's catalogs.
+    let languages: [Language]
+
+    init(catalog: SceneCatalog = .standard, languages: [Language] = Language.all) {
         self.catalog = catalog
+        self.languages = languages
         offered = catalog.visitorScenes
         visible = offered
         start = catalog.defaultName
@@ -180,7 +184,7 @@ final class ScenesStep: SetupPage {
 
     func build() {
         page.addSubview(languageLabel)
-        for l in Language.all {
+        for l in languages {
             let b = SetupStyle.button(l.name) { [unowned self] _ in
                 self.language = l
                 self.onLanguage?(l)
@@ -242,7 +246,7 @@ final class ScenesStep: SetupPage {
             SetupStyle.style(toggles[i], accent: shown)
             SetupStyle.style(starts[i], accent: start == name)
         }
-        for (b, l) in zip(languageButtons, Language.all) { SetupStyle.style(b, accent: l == language) }
+        for (b, l) in zip(languageButtons, languages) { SetupStyle.style(b, accent: l.code == language.code) }
     }
 
     func layout(_ l: SetupLayout) {

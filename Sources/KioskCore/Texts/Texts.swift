@@ -1,4 +1,5 @@
-/// A language the kiosk writes its own words in (`TextCatalog` has a table for each).
+/// A language the kiosk writes its own words in: one of its own (`TextCatalog` has a table for
+/// each), or one an operator added or retranslated with a gettext catalog (`catalog`).
 public struct Language: Hashable, Sendable, CustomStringConvertible {
     /// ISO 639-1 code, as `[shell] language` and `LANG` name it.
     public let code: String
@@ -7,8 +8,26 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
     public let isRightToLeft: Bool
     /// Between the whole and the fraction of a number ("1.5" or "1,5").
     public let decimalSeparator: Character
+    /// An operator's catalog: its texts come first.
+    public let catalog: MessageCatalog?
 
     public var description: String { code }
+
+    public init(code: String, name: String, isRightToLeft: Bool, decimalSeparator: Character, catalog: MessageCatalog? = nil) {
+        (self.code, self.name, self.isRightToLeft, self.decimalSeparator, self.catalog) = (code, name, isRightToLeft, decimalSeparator, catalog)
+    }
+
+    /// The language of `catalog`, for `code`: what the catalog's header says of it
+    /// (`X-Kiosk-Language-Name`, `X-Kiosk-Direction: rtl`, `X-Kiosk-Decimal-Separator`), else
+    /// what the kiosk knows of the code, else its code, left to right, a point.
+    public init(code: String, catalog: MessageCatalog) {
+        let own = Language.all.first { $0.code == code }, h = catalog.header
+        self.init(code: code, name: h["X-Kiosk-Language-Name"].flatMap { $0.isEmpty ? nil : $0 } ?? own?.name ?? code,
+                  isRightToLeft: h["X-Kiosk-Direction"].map { $0 == "rtl" } ?? own?.isRightToLeft ?? false,
+                  decimalSeparator: h["X-Kiosk-Decimal-Separator"]?.first ?? own?.decimalSeparator ?? ".", catalog: catalog)
+    }
+
+    public func hash(into h: inout Hasher) { h.combine(code) }
 
     public static let english = Language(code: "en", name: "English", isRightToLeft: false, decimalSeparator: ".")
     public static let all: [Language] = [
@@ -21,23 +40,23 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
     ]
     public static var codes: [String] { all.map(\.code) }
 
-    /// The language `name` means: a code ("fr"), or a locale ("fr_FR.UTF-8", "fr-CA"); nil when
-    /// the kiosk has no table for it.
-    public static func named(_ name: String) -> Language? {
+    /// The language `name` means among `languages`: a code ("fr"), or a locale ("fr_FR.UTF-8",
+    /// "fr-CA"); nil when there is none.
+    public static func named(_ name: String, in languages: [Language] = all) -> Language? {
         let code = name.lowercased().prefix { $0.isLetter }
-        return all.first { $0.code == code }
+        return languages.first { $0.code == code }
     }
 
     /// The language of the locale in `environment` (LC_ALL, LC_MESSAGES, then LANG, as
     /// gettext reads them), else in the system's locale files' text (`/etc/locale.conf`,
     /// `/etc/default/locale`: a service may start with no locale or systemd's "C.UTF-8");
     /// English for "C", "POSIX", none, or one without a table.
-    public static func fromLocale(_ environment: [String: String], files: [String] = []) -> Language {
+    public static func fromLocale(_ environment: [String: String], files: [String] = [], in languages: [Language] = all) -> Language {
         let keys = ["LC_ALL", "LC_MESSAGES", "LANG"]
         func chosen(_ values: [String: String]) -> String? {
             keys.lazy.compactMap { values[$0] }.first { !$0.isEmpty && !isUnset($0) }
         }
-        if let v = chosen(environment) { return named(v) ?? english }
+        if let v = chosen(environment) { return named(v, in: languages) ?? english }
         for text in files {
             var values: [String: String] = [:]
             for line in text.split(separator: "\n") {
@@ -46,7 +65,7 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
                 let key = parts[0].trimmingSpaces, value = parts[1].trimmingSpaces.trimmingQuotes
                 if keys.contains(key) { values[key] = value }
             }
-            if let v = chosen(values) { return named(v) ?? english }
+            if let v = chosen(values) { return named(v, in: languages) ?? english }
         }
         return english
     }
@@ -91,12 +110,13 @@ public struct Texts: Equatable, Sendable {
 
     /// The text for `key`; the key itself when no table has it (a bug a unit test catches).
     public subscript(key: String) -> String {
-        overrides[key] ?? TextCatalog.table(language.code)[key] ?? TextCatalog.english[key] ?? key
+        self[key, default: key]
     }
 
     /// The text for `key`, else `fallback` where no table has it (a scene a test adds).
     public subscript(key: String, default fallback: String) -> String {
-        overrides[key] ?? TextCatalog.table(language.code)[key] ?? TextCatalog.english[key] ?? fallback
+        overrides[key] ?? language.catalog.flatMap { c in TextCatalog.english[key].flatMap { c.text(key, $0) } } ?? TextCatalog.table(language.code)[key]
+            ?? TextCatalog.english[key] ?? fallback
     }
 
     /// The text for `key` with its placeholders filled: `texts("lander.readout", ["fuel": "96"])`.
@@ -106,10 +126,20 @@ public struct Texts: Equatable, Sendable {
 
     /// The form of `key` for the count `n` ("key.one", "key.other", …), `{n}` filled too.
     public func count(_ key: String, _ n: Int, _ values: [String: String] = [:]) -> String {
+        Texts.fill(form(key, n), values.merging(["n": String(n)]) { a, _ in a })
+    }
+
+    /// The form of `key` for the count `n`, its placeholders unfilled.
+    public func form(_ key: String, _ n: Int) -> String {
         let form = "\(key).\(language.pluralCategory(n))"
+        // An operator's catalog, by its own plural rule (context: the key; msgid: English's "one").
+        if overrides[form] == nil, overrides["\(key).other"] == nil, let one = TextCatalog.english["\(key).one"],
+           let text = language.catalog?.text(key, one, count: n) {
+            return text
+        }
         let has = { (k: String) in overrides[k] != nil || TextCatalog.table(language.code)[k] != nil }
         let chosen = has(form) ? form : has("\(key).other") ? "\(key).other" : "\(key).\(Language.english.pluralCategory(n))"
-        return Texts.fill(self[chosen], values.merging(["n": String(n)]) { a, _ in a })
+        return self[chosen]
     }
 
     /// `x` with `digits` decimals, written the language's way.

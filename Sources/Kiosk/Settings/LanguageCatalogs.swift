@@ -1,0 +1,166 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KioskCore
+
+/// The languages an operator adds, or retranslates, by dropping a gettext catalog into
+/// `/etc/kiosk/locale/` (`$KIOSK_LOCALE_DIR` instead, for tests): `pt.po` as a translator saves
+/// it, `pt.mo` as msgfmt compiles it, or `pt/LC_MESSAGES/kiosk.mo` as gettext lays them out
+/// (the .mo first). A catalog for one of the kiosk's own languages comes before its table.
+/// Read at start and on every settings reload; a broken catalog is one line and left out.
+enum LanguageCatalogs {
+    static var directory: String {
+        getenv("KIOSK_LOCALE_DIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/kiosk/locale"
+    }
+    /// A catalog is a few dozen KiB; anything much larger is not one.
+    static let maxBytes = 1 << 20
+
+    /// The kiosk's languages with the catalogs in `directory` over them and after them, and one
+    /// line for each catalog that could not be used or is incomplete.
+    static func load(directory: String = directory) -> (languages: [Language], problems: [String]) {
+        var languages = Language.all, problems: [String] = []
+        for (code, path) in candidates(in: directory) {
+            switch read(path) {
+            case .failure(let why):
+                problems.append("\(why); language '\(code)' left out")
+            case .success(let catalog):
+                let (found, unusable) = check(catalog, path: path)
+                problems += found
+                let language = Language(code: code, catalog: catalog.removing(unusable))
+                if let i = languages.firstIndex(where: { $0.code == code }) { languages[i] = language } else { languages.append(language) }
+            }
+        }
+        return (languages, problems)
+    }
+
+    /// Each language's catalog file, by code: `xx.mo`, else `xx/LC_MESSAGES/kiosk.mo`, else `xx.po`.
+    static func candidates(in directory: String) -> [(code: String, path: String)] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var codes = Set<String>()
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let code = name.hasSuffix(".po") || name.hasSuffix(".mo") ? String(name.dropLast(3)) : name
+            if (2...3).contains(code.count), code.allSatisfy({ $0.isASCII && $0.isLowercase }) { codes.insert(code) }
+        }
+        return codes.sorted().compactMap { code -> (code: String, path: String)? in
+            let paths: [String] = ["\(code).mo", "\(code)/LC_MESSAGES/kiosk.mo", "\(code).po"].map { "\(directory)/\($0)" }
+            guard let path = paths.first(where: { access($0, F_OK) == 0 }) else { return nil }
+            return (code, path)
+        }
+    }
+
+    static func read(_ path: String) -> Result<MessageCatalog, CatalogProblem> {
+        switch readRegularFile(path, limit: maxBytes) {
+        case .failure(let why): return .failure(CatalogProblem(text: "\(path): \(why)"))
+        case .success(let bytes):
+            do throws(MessageCatalog.CatalogError) {
+                return .success(path.hasSuffix(".po") ? try MessageCatalog.read(po: String(decoding: bytes, as: UTF8.self))
+                                                     : try MessageCatalog.read(mo: bytes))
+            } catch {
+                return .failure(CatalogProblem(text: error.line > 0 ? "\(path):\(error.line): \(error.message)" : "\(path): \(error.message)"))
+            }
+        }
+    }
+
+    struct CatalogProblem: Error, CustomStringConvertible {
+        var text: String
+        var description: String { text }
+    }
+
+    /// What a catalog lacks or gets wrong against the kiosk's English texts: texts not translated
+    /// (shown in English), texts with a placeholder the kiosk does not fill (`unusable`: shown
+    /// in English too), texts it no longer has.
+    static func check(_ catalog: MessageCatalog, path: String) -> (problems: [String], unusable: Set<String>) {
+        var problems: [String] = [], missing: [String] = [], known = Set<String>(), unusable = Set<String>()
+        for m in TemplateMessage.all {
+            known.insert(MessageCatalog.key(m.context, m.msgid))
+            guard let forms = catalog.messages[MessageCatalog.key(m.context, m.msgid)], !forms.allSatisfy(\.isEmpty) else {
+                missing.append(m.context)
+                continue
+            }
+            let wanted = TextCatalog.placeholders(m.msgid).union(m.msgidPlural.map(TextCatalog.placeholders) ?? [])
+            if let extra = forms.flatMap({ TextCatalog.placeholders($0).subtracting(wanted) }).sorted().first {
+                problems.append("\(path): '\(m.context)' uses {\(extra)}, which the kiosk does not fill; shown in English")
+                unusable.insert(MessageCatalog.key(m.context, m.msgid))
+            }
+        }
+        if !missing.isEmpty {
+            let named = missing.prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
+            problems.append("\(path): \(missing.count) of \(TemplateMessage.all.count) texts not translated (shown in English): \(named)")
+        }
+        let stale = catalog.messages.keys.filter { !known.contains($0) }.compactMap { $0.split(separator: "\u{4}").first.map(String.init) }.sorted()
+        if !stale.isEmpty {
+            problems.append("\(path): \(stale.count) texts the kiosk no longer has or whose English changed (msgmerge with kiosk texts --pot): \(stale.prefix(5).joined(separator: ", "))")
+        }
+        return (problems, unusable)
+    }
+}
+
+/// A message of the kiosk's translation template: a text key as its context, its English as
+/// msgid; a counted text once, by its key without the form, English's "one" and "other".
+struct TemplateMessage: Equatable {
+    var context: String
+    var msgid: String
+    var msgidPlural: String?
+
+    static let all: [TemplateMessage] = {
+        let english = TextCatalog.english
+        var out: [TemplateMessage] = []
+        for key in english.keys.sorted() {
+            if key.hasSuffix(".one"), let other = english[String(key.dropLast(4)) + ".other"] {
+                out.append(TemplateMessage(context: String(key.dropLast(4)), msgid: english[key]!, msgidPlural: other))
+            } else if key.hasSuffix(".other"), english[String(key.dropLast(6)) + ".one"] != nil {
+                continue
+            } else {
+                out.append(TemplateMessage(context: key, msgid: english[key]!))
+            }
+        }
+        return out
+    }()
+
+    /// The template a translator starts a language from (`msginit -i`), as `kiosk texts --pot` prints it.
+    static func pot() -> String {
+        var lines = [
+            "# Kiosk's own words. A language: msginit -i kiosk.pot -l pt, translate, then put pt.po",
+            "# (or pt.mo from msgfmt) into /etc/kiosk/locale/ and set [shell] language = \"pt\".",
+            "msgid \"\"", "msgstr \"\"",
+            "\"Project-Id-Version: kiosk \(kioskVersion)\\n\"",
+            "\"Language: \\n\"",
+            "\"MIME-Version: 1.0\\n\"",
+            "\"Content-Type: text/plain; charset=UTF-8\\n\"",
+            "\"Content-Transfer-Encoding: 8bit\\n\"",
+            "\"Plural-Forms: nplurals=INTEGER; plural=EXPRESSION;\\n\"",
+            "\"X-Kiosk-Language-Name: \\n\"",
+            "\"X-Kiosk-Direction: ltr\\n\"",
+            "\"X-Kiosk-Decimal-Separator: .\\n\"",
+        ]
+        for m in all {
+            lines.append("")
+            let filled = TextCatalog.placeholders(m.msgid).union(m.msgidPlural.map(TextCatalog.placeholders) ?? []).sorted()
+            if !filled.isEmpty { lines.append("#. The kiosk fills in " + filled.map { "{\($0)}" }.joined(separator: ", ") + "; keep them.") }
+            lines.append("msgctxt \(poQuoted(m.context))")
+            lines.append("msgid \(poQuoted(m.msgid))")
+            if let p = m.msgidPlural {
+                lines += ["msgid_plural \(poQuoted(p))", "msgstr[0] \"\"", "msgstr[1] \"\""]
+            } else {
+                lines.append("msgstr \"\"")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func poQuoted(_ s: String) -> String {
+        var out = "\""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out + "\""
+    }
+}
