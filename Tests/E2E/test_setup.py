@@ -58,8 +58,9 @@ def calibrate(c, k):
     c.send("up 0", "frame")
     seen = set()
     for _ in range(5):
-        wait_until(lambda: (views(k).get("calibration target") not in seen), timeout=5, what="the next target")
-        box = views(k)["calibration target"]
+        # Between targets the log may show none: wait for one, and a new one.
+        box = wait_until(lambda: (lambda b: b if b is not None and b not in seen else None)(views(k).get("calibration target")),
+                            timeout=5, what="the next target")
         seen.add(box)
         tap(c, (box[0] + box[2] / 2 + 1, box[1] + box[3] / 2 - 1))
     k.wait_for(r"setup: touch calibrated", timeout=5)
