@@ -56,8 +56,12 @@ extension MessageCatalog {
     public static func read(mo bytes: [UInt8]) throws(CatalogError) -> MessageCatalog {
         func word(_ at: Int, swapped: Bool) throws(CatalogError) -> Int {
             guard at >= 0, at + 4 <= bytes.count else { throw CatalogError(line: 0, message: "a .mo file cut short") }
-            let b = bytes[at..<at + 4].map(UInt32.init)
-            return Int(swapped ? b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3] : b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0])
+            var value: UInt32 = 0
+            for i in 0..<4 {
+                let byte = UInt32(bytes[at + (swapped ? i : 3 - i)])
+                value = value << 8 | byte
+            }
+            return Int(value)
         }
         guard bytes.count >= 28 else { throw CatalogError(line: 0, message: "not a .mo file (too short)") }
         let magic = try word(0, swapped: false)
