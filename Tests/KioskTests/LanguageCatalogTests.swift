@@ -125,6 +125,21 @@ import Testing
         #expect(Texts(nl).count("tiles.selected", 1) == "1 selected" && Texts(nl).count("tiles.selected", 2) == "2 selected")
     }
 
+    @Test func aTranslationWhoseEnglishChangedIsNamedUntilChecked() throws {
+        // msgmerge marks it fuzzy when the kiosk's English changes; shown in English meanwhile.
+        let folder = Folder()
+        let entry = "msgctxt \"tiles.refill\"\nmsgid \"Refill\"\nmsgstr \"Repor\"\n"
+        try folder.write("pt.po", "#, fuzzy\n" + entry)
+        var (languages, problems) = LanguageCatalogs.load(directory: folder.path)
+        #expect(problems.contains("\(folder.path)/pt.po: 1 translations marked fuzzy (their English changed; shown in English until checked): tiles.refill"))
+        #expect(Texts(try #require(Language.named("pt", in: languages)))["tiles.refill"] == "Refill")
+        // The translator checks it.
+        try folder.write("pt.po", entry)
+        (languages, problems) = LanguageCatalogs.load(directory: folder.path)
+        #expect(!problems.contains { $0.contains("fuzzy") })
+        #expect(Texts(try #require(Language.named("pt", in: languages)))["tiles.refill"] == "Repor")
+    }
+
     @Test func theTemplateIsWhatMsgfmtAcceptsOnceALanguageIsChosen() throws {
         let folder = Folder()
         try Self.portuguese(in: folder)
