@@ -2,6 +2,8 @@
 live (Arabic mirrors the layout), the next fresh start brings the kiosk's own language back, and
 bad language settings are one line each with the defaults kept. The kiosk's debug log says where
 its labelled controls are (`view: …`) after each lift, and which language a visitor chose."""
+from pathlib import Path
+
 import pytest
 
 from harness import KIOSK, Kiosk, views, wait_until
@@ -146,3 +148,40 @@ def test_cage_shows_the_language_as_the_snapshot_draws_it(language, scene, tmp_p
         assert_same(got, want, f"cage, {scene} in {language}")
     finally:
         c.close()
+
+
+def test_cage_shows_an_operators_language_as_the_snapshot_draws_it(tmp_path):
+    """The Portuguese catalog under cage (the kiosk as another user, who must be able to read
+    it): the tiles as `kiosk snapshot --language pt` draws them with the same catalog."""
+    import os
+    import subprocess
+    import tempfile
+    import time
+
+    from test_wlroots import NO_BAR, assert_same
+    from wlroots import Cage, kiosk_binary
+    from PIL import Image
+
+    locale = Path(tempfile.mkdtemp(prefix="kiosk-locale-")) / "locale"
+    try:
+        portuguese(str(KIOSK), locale)
+        for p in (locale.parent, locale):
+            os.chmod(p, 0o755)
+        os.chmod(locale / "pt.po", 0o644)
+        c = Cage("--scene", "tiles", config=NO_BAR + 'language = "pt"\n', env={"KIOSK_LOCALE_DIR": str(locale)})
+        try:
+            c.wait_for(r"first frame shown")
+            assert "language: pt (Português)" in c.stderr
+            path = tmp_path / "snapshot-pt.png"
+            subprocess.run([str(kiosk_binary()), "snapshot", "--scene", "tiles", "--size", "1280x720", "--language", "pt",
+                            "--out", str(path)], check=True, timeout=30, env={**os.environ, "KIOSK_LOCALE_DIR": str(locale)})
+            with Image.open(path) as im:
+                want = im.convert("RGB")
+            time.sleep(1.5)
+            got = c.screenshot()
+            got.save("/tmp/languages-cage-pt.png")
+            assert_same(got, want, "cage, tiles in an operator's Portuguese")
+        finally:
+            c.close()
+    finally:
+        subprocess.run(["rm", "-rf", str(locale.parent)], check=False)
