@@ -4,13 +4,17 @@
 /// `Plural-Forms` rule. Fuzzy entries count as untranslated, as gettext has them.
 public struct MessageCatalog: Sendable, Equatable {
     /// The forms of each translated message, by context and English text ("ctxt\u{4}msgid").
-    public private(set) var messages: [String: [String]]
+    public private(set) var messages: [String: [String]] { didSet { byContext = Self.index(messages) } }
+    /// The same by context alone, with the English: found without building a key (a text may be
+    /// looked up every frame).
+    private var byContext: [String: Message]
     /// The header's fields ("Language", "Plural-Forms").
     public let header: [String: String]
     public let plural: PluralRule
 
     public init(messages: [String: [String]], header: [String: String] = [:]) throws(CatalogError) {
         self.messages = messages
+        byContext = Self.index(messages)
         self.header = header
         if let forms = header["Plural-Forms"] {
             guard let rule = PluralRule(header: forms) else { throw CatalogError(line: 0, message: "Plural-Forms \"\(forms)\" cannot be read") }
@@ -27,16 +31,35 @@ public struct MessageCatalog: Sendable, Equatable {
         return c
     }
 
+    struct Message: Equatable, Sendable {
+        var msgid: String
+        var forms: [String]
+    }
+
+    private static func index(_ messages: [String: [String]]) -> [String: Message] {
+        var out: [String: Message] = [:]
+        for (key, forms) in messages {
+            let parts = key.split(separator: "\u{4}", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2 { out[String(parts[0])] = Message(msgid: String(parts[1]), forms: forms) }
+        }
+        return out
+    }
+
+    private func forms(_ context: String?, _ msgid: String) -> [String]? {
+        if let context, let m = byContext[context] { return m.msgid == msgid ? m.forms : messages[Self.key(context, msgid)] }
+        return messages[Self.key(context, msgid)]
+    }
+
     public static func key(_ context: String?, _ msgid: String) -> String { context.map { $0 + "\u{4}" + msgid } ?? msgid }
 
     /// The translation of `msgid` in `context`, nil when there is none (or it is empty).
     public func text(_ context: String?, _ msgid: String) -> String? {
-        messages[Self.key(context, msgid)]?.first.flatMap { $0.isEmpty ? nil : $0 }
+        forms(context, msgid)?.first.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The form of a counted message for `n`, by the catalog's rule.
     public func text(_ context: String?, _ msgid: String, count n: Int) -> String? {
-        guard let forms = messages[Self.key(context, msgid)] else { return nil }
+        guard let forms = forms(context, msgid) else { return nil }
         let i = plural.index(n)
         return forms.indices.contains(i) && !forms[i].isEmpty ? forms[i] : nil
     }
