@@ -25,7 +25,7 @@ enum LanguageCatalogs {
                 problems.append("\(why); language '\(code)' left out")
             case .success(let catalog):
                 let (found, unusable) = check(catalog, path: path)
-                problems += fuzzy(path) + found
+                problems += fuzzy(catalog, path: path) + found
                 let language = Language(code: code, catalog: catalog.removing(unusable))
                 if let i = languages.firstIndex(where: { $0.code == code }) { languages[i] = language } else { languages.append(language) }
             }
@@ -63,15 +63,12 @@ enum LanguageCatalogs {
         }
     }
 
-    /// A `.po` file's translations msgmerge marked fuzzy (their English changed since): named,
-    /// as they show in English until a translator checks them.
-    static func fuzzy(_ path: String) -> [String] {
-        guard path.hasSuffix(".po"), case .success(let bytes) = readRegularFile(path, limit: maxBytes),
-              let entries = try? MessageCatalog.entries(po: String(decoding: bytes, as: UTF8.self)) else { return [] }
-        let named = entries.filter { $0.isFuzzy && !$0.msgid.isEmpty }.map { $0.context ?? $0.msgid }
-        guard !named.isEmpty else { return [] }
-        return ["\(path): \(named.count) translations marked fuzzy (their English changed; shown in English until checked): "
-                + named.prefix(5).joined(separator: ", ") + (named.count > 5 ? ", …" : "")]
+    /// A catalog's translations msgmerge marked fuzzy (their English changed since): named, as
+    /// they show in English until a translator checks them.
+    static func fuzzy(_ catalog: MessageCatalog, path: String) -> [String] {
+        guard !catalog.fuzzy.isEmpty else { return [] }
+        return ["\(path): \(catalog.fuzzy.count) translations marked fuzzy (their English changed; shown in English until checked): "
+                + catalog.fuzzy.prefix(5).joined(separator: ", ") + (catalog.fuzzy.count > 5 ? ", …" : "")]
     }
 
     struct CatalogProblem: Error, CustomStringConvertible {

@@ -8,6 +8,9 @@ public struct MessageCatalog: Sendable, Equatable {
     /// The same by context alone, with the English: found without building a key (a text may be
     /// looked up every frame).
     private var byContext: [String: Message]
+    /// The contexts (else English) of a .po file's fuzzy entries: msgmerge marked them, their
+    /// English changed; left out of `messages`. (msgfmt leaves them out of a .mo.)
+    public private(set) var fuzzy: [String] = []
     /// The header's fields ("Language", "Plural-Forms").
     public let header: [String: String]
     public let plural: PluralRule
@@ -192,13 +195,16 @@ extension MessageCatalog {
 
     /// A `.po` file's translated messages (not fuzzy, not empty) and its header.
     public static func read(po text: String) throws(CatalogError) -> MessageCatalog {
-        var messages: [String: [String]] = [:], header: [String: String] = [:]
+        var messages: [String: [String]] = [:], header: [String: String] = [:], fuzzy: [String] = []
         for e in try entries(po: text) {
             if e.msgid.isEmpty && e.context == nil { header = parseHeader(e.msgstr.first ?? ""); continue }
+            if e.isFuzzy { fuzzy.append(e.context ?? e.msgid) }
             guard !e.isFuzzy, e.msgstr.contains(where: { !$0.isEmpty }) else { continue }
             messages[key(e.context, e.msgid)] = e.msgstr
         }
-        return try MessageCatalog(messages: messages, header: header)
+        var catalog = try MessageCatalog(messages: messages, header: header)
+        catalog.fuzzy = fuzzy
+        return catalog
     }
 
     private static func append(_ value: String, to field: String, plural: Int, in e: inout Entry) {
