@@ -12,7 +12,7 @@ PYTHON := /usr/bin/python3
 # alone would let it through whenever that module happens to be built first.
 LAYERS := --explicit-target-dependency-import-check error
 
-.PHONY: run test deps build build-arm64 module tools unit e2e vm vm-shell deb test-compositors fuzz soak generate bench clean
+.PHONY: run test deps build locale pot build-arm64 module tools unit e2e vm vm-shell deb test-compositors fuzz soak generate bench clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
@@ -56,6 +56,22 @@ build:
 	@test -f $(STATIC_CXX)/libstdc++.a || { echo "make build: libstdc++.a not found (Debian package libstdc++-12-dev)" >&2; exit 1; }
 	$(call fresh-plan,$(BUILD),$(RELEASE_FLAGS),$(KIOSK))
 	$(SWIFT) build $(LAYERS) $(RELEASE_FLAGS)
+	@$(MAKE) --no-print-directory locale
+
+# The package's languages (po/LANG.po) compiled where a kiosk looks for them beside its
+# executable, ../share/locale: /usr/bin/kiosk finds /usr/share/locale, a built one
+# .build/<target>/share/locale.
+locale:
+	@dir=$$(dirname "$$(readlink -f $(KIOSK))")/../share/locale; \
+	for po in po/*.po; do l=$$(basename $$po .po); mkdir -p $$dir/$$l/LC_MESSAGES; \
+		msgfmt --check -o $$dir/$$l/LC_MESSAGES/kiosk.mo $$po || exit 1; done
+
+# After changing an English text: the template again, and each language merged with it
+# (msgmerge marks the translations of changed texts fuzzy; the unit tests name them until a
+# translator checks them).
+pot: build
+	$(KIOSK) texts --pot > po/kiosk.pot
+	for po in po/*.po; do msgmerge --quiet --update --backup=none --no-wrap $$po po/kiosk.pot || exit 1; done
 
 # The arm64 kiosk, linked the same way, cross-built with Debian 13's own Swift in a Debian 13
 # root (Packaging/arm64.py; docs/cross-building.md): .build/arm64/release/kiosk. Building the
@@ -109,6 +125,7 @@ $(NO_SCANOUT): Tests/E2E/cage-no-scanout/cage-no-scanout.c
 tools: $(STRICT) $(BAD_CLIENT) $(VINPUT) $(NO_SCANOUT)
 
 unit:
+	for po in po/*.po; do msgfmt --check --output-file=/dev/null $$po || exit 1; done
 	$(SWIFT) test $(LAYERS)
 
 # Then the wlroots checks again under Debian 13's cage and sway, run from a trixie root that

@@ -44,6 +44,10 @@ install -m 0755 "$shipped" "$stage/dist/kiosk"
 install -m 0755 "$(dirname "$shipped")/kiosk-session" "$stage/dist/kiosk-session"
 install -m 0644 "$root/Packaging/kiosk.toml.example" "$stage/dist/kiosk.toml"
 install -m 0644 "$root/Packaging/weston.ini" "$root/Packaging/kiosk.desktop" "$root/Packaging/man/kiosk.toml.5" "$stage/dist/"
+for po in "$root"/po/*.po; do
+    mkdir -p "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES"
+    msgfmt --check -o "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES/kiosk.mo" "$po"
+done
 for size in 48 128 256; do
     mkdir -p "$stage/dist/icons/${size}x${size}/apps"
     "$kiosk" icon --size "$size" --out "$stage/dist/icons/${size}x${size}/apps/kiosk.png"

@@ -105,7 +105,7 @@ extension KioskCommand {
         var bufferRotate: Int = 0
         @Option(help: "The panel's physical size in millimetres as its output reports it, e.g. 320x200 (default: unknown, 96 dpi).")
         var panelMm: String?
-        @Option(help: "The language the kiosk writes in (\(Language.codes.joined(separator: ", ")), or one of the operator's catalogs).")
+        @Option(help: "The language the kiosk writes in: en, or one with a catalog (kiosk texts --list names them).")
         var language: String = "en"
 
         /// A renderer for the scene (or for `workload`, a bench-only scene built with the
@@ -291,30 +291,40 @@ extension KioskCommand {
             commandName: "texts",
             abstract: "Print every text the kiosk writes in a language, as a [text] table for kiosk.toml.")
 
-        @Argument(help: "The language: \(Language.codes.joined(separator: ", ")), or one of the operator's catalogs.")
+        @Argument(help: "The language: en, or one with a catalog (the package's or the operator's).")
         var language: String = "en"
         @Flag(help: "Print the translation template (gettext's .pot) instead: msginit makes a language's catalog from it.")
         var pot = false
+        @Flag(help: "List the languages the kiosk has instead: code and name.")
+        var list = false
 
         func run() throws {
             if pot { print(TemplateMessage.pot(), terminator: ""); return }
             let languages = LanguageCatalogs.load().languages
+            if list {
+                for l in languages { print("\(l.code)\t\(l.name)") }
+                return
+            }
             guard let l = Language.named(language, in: languages) else {
                 throw fail(makeLogger(verbose: false), "'\(language)': expected one of \(languages.map(\.code).joined(separator: ", "))")
             }
             let texts = KioskCore.Texts(l)
             print("[text\(l.code == Language.english.code ? "" : ".\(l.code)")]")
-            for key in TextCatalog.keys where l.catalog != nil || TextCatalog.table(l.code)[key] != nil {
-                print("\"\(key)\" = \(TOML.quoted(Self.text(key, in: texts)))")
+            for key in TextCatalog.keys where !TextCatalog.isCounted(key) {
+                print("\"\(key)\" = \(TOML.quoted(texts[key]))")
+            }
+            for key in TextCatalog.countedKeys {
+                for (form, n) in Self.forms(of: l) { print("\"\(key).\(form)\" = \(TOML.quoted(texts.form(key, n)))") }
             }
         }
 
-        /// `key`'s text; a count's form as the operator's `[text]` table names it ("….one").
-        static func text(_ key: String, in texts: KioskCore.Texts) -> String {
-            let parts = key.split(separator: ".")
-            guard let form = parts.last.map(String.init), TextCatalog.pluralForms.contains(form), texts.language.catalog != nil else { return texts[key] }
-            let n = ["zero": 0, "one": 1, "two": 2, "few": 3, "many": 11, "other": 100][form]!
-            return texts.form(parts.dropLast().joined(separator: "."), n)
+        /// The forms a count takes in `language`, each with a count that takes it.
+        static func forms(of language: Language) -> [(String, Int)] {
+            var seen: [(String, Int)] = []
+            for n in [0, 1, 2, 3, 11, 100] where !seen.contains(where: { $0.0 == language.pluralCategory(n) }) {
+                seen.append((language.pluralCategory(n), n))
+            }
+            return seen
         }
     }
 

@@ -44,9 +44,10 @@ def test_a_broken_file_leaves_the_kiosk_running_on_defaults(weston, tmp_path):
 
 def test_sighup_reloads_settings_live(weston, tmp_path):
     with kiosk_with_config(weston, tmp_path, "[shell]\nidle_timeout = 0\n", "--scene", "touch") as (k, cfg):
-        cfg.write_text("[shell]\nidle_timeout = 1\n")
+        cfg.write_text("[shell]\nidle_timeout = 1\nstart = \"tiles\"\n")
         k.proc.send_signal(signal.SIGHUP)
         k.wait_for(r"settings reloaded")
+        k.wait_for(r"\[shell\] start is now tiles: the kiosk takes it at its next start \(it keeps lander\)")
         wait_for_screensaver(weston, timeout=5, what="the screensaver after the new 1 s idle timeout")
 
 

@@ -60,8 +60,10 @@ def _user_copy(path: Path) -> Path:
     """`path` copied where the test user can read and run it (the checkout may sit under /root)."""
     copy = _copies.get(path)
     if copy is None or not copy.exists():
-        d = Path(tempfile.mkdtemp(prefix="kiosk-e2e-bin-"))
-        d.chmod(0o755)
+        top = Path(tempfile.mkdtemp(prefix="kiosk-e2e-bin-"))
+        top.chmod(0o755)
+        d = top / "bin"
+        d.mkdir(mode=0o755)
         copy = d / path.name
         shutil.copy2(path, copy)
         copy.chmod(0o755)
@@ -71,11 +73,16 @@ def _user_copy(path: Path) -> Path:
 
 def kiosk_binary() -> Path:
     """The kiosk binary where the test user can run it, kiosk-session beside it (where
-    `kiosk session` looks first)."""
+    `kiosk session` looks first) and its languages at ../share/locale, as installed."""
     copy = _user_copy(KIOSK)
     session = KIOSK.parent / "kiosk-session"
     if session.exists() and not (copy.parent / session.name).exists():
         shutil.copy2(session, copy.parent / session.name)
+    locale = KIOSK.resolve().parent.parent / "share" / "locale"
+    if locale.is_dir() and not (copy.parent.parent / "share" / "locale").exists():
+        shutil.copytree(locale, copy.parent.parent / "share" / "locale")
+        for d in [copy.parent.parent / "share", *(copy.parent.parent / "share").rglob("*")]:
+            d.chmod(0o755 if d.is_dir() else 0o644)
     return copy
 
 

@@ -98,4 +98,15 @@ import Testing
         PanelSettings(speed: 9000, idleTimeout: -5).apply(to: &s)
         #expect(s == Settings())
     }
+
+    /// A reload says which changed setting the running kiosk keeps until its next start, and
+    /// nothing for the ones it takes at once.
+    @Test func aReloadNamesAChangedSettingThatWaitsForTheNextStart() {
+        for d in Settings.declarations where !d.live { #expect(d.value != nil, "\(d.key) says it is not live but not what it is") }
+        let old = Settings.parse("[shell]\nstart = \"lander\"\nidle_timeout = 5\n", file: "k").0
+        let new = Settings.parse("[shell]\nstart = \"tiles\"\nidle_timeout = 9\n", file: "k").0
+        #expect(SettingsController.waitingForNextStart(old: old, new: new)
+                == ["[shell] start is now tiles: the kiosk takes it at its next start (it keeps lander)"])
+        #expect(SettingsController.waitingForNextStart(old: old, new: old).isEmpty)
+    }
 }

@@ -32,7 +32,7 @@ import Glibc
             store.save(SetupChoices(), name: "empty") // makes the folder
             _ = system("touch '\(folder)/kiosk.toml'")
             let log = makeLogger(verbose: false)
-            settings = SettingsController(configPath: folder + "/kiosk.toml", overrides: Overrides(), store: store, log: log)
+            settings = SettingsController(configPath: folder + "/kiosk.toml", overrides: Overrides(), store: store, log: log, languages: loadShippedLanguages)
             let current = settings.current
             shell = Shell(names: current.scenes, start: current.start, fonts: fonts, scheduler: s) { SceneCatalog.make($0, fonts: fonts, scheduler: s)! }
             let stage = Stage(scene: shell, info: DisplayInfo(size: size))
@@ -234,7 +234,7 @@ import Glibc
         choices.apply(to: &plain)
         #expect(plain.touchMatrix == [-1, 0, 1, 0, 1, 0] && plain.rotate == Rotation(quarterTurns: 1))
         #expect(plain.adminPIN == "2468" && plain.scenes == ["lander"])
-        var (file, problems) = Settings.parse("[shell]\nrotate = 180\n[touch]\nmatrix = [1, 0, 0, 0, -1, 1]\n", file: "k.toml")
+        var (file, problems) = Settings.parse("[shell]\nrotate = 180\n[touch]\nmatrix = [1, 0, 0, 0, -1, 1]\n", file: "k.toml", languages: shippedLanguages)
         #expect(problems.isEmpty)
         choices.apply(to: &file)
         #expect(file.rotate == Rotation(quarterTurns: 2) && file.touchMatrix == [1, 0, 0, 0, -1, 1])
@@ -247,23 +247,24 @@ import Glibc
 
     @Test func theInstallerChoosesTheKiosksLanguageAndTheSetupSpeaksItAtOnce() throws {
         let r = Rig(skew: { $0 }, step: .scenes)
-        #expect(r.setup.scenes.languageButtons.map(\.title) == ["English", "Deutsch", "Français", "Español", "日本語", "العربية"])
-        r.tap(r.setup.scenes.languageButtons[5])
+        #expect(r.setup.scenes.languageButtons.map(\.title) == ["English", "العربية", "Deutsch", "Español", "Français", "日本語"])
+        r.tap(r.setup.scenes.languageButtons[1])
         #expect(r.setup.texts.language.code == "ar" && r.setup.view.isRightToLeft)
         #expect(r.setup.finishButton.title == "تشغيل الكشك")
         // Mirrored: step 1 on the right, the finish on the left.
         #expect(r.setup.stepButtons[0].frame.minX > r.setup.stepButtons[4].frame.minX)
         #expect(r.setup.finishButton.frame.minX < r.setup.stepButtons[4].frame.minX)
-        r.tap(r.setup.scenes.languageButtons[2])
+        r.tap(r.setup.scenes.languageButtons[4])
         #expect(r.setup.finishButton.title == "Lancer le kiosque" && !r.setup.view.isRightToLeft)
         r.tap(r.setup.finishButton)
         let choices = try #require(r.outcome)
         #expect(choices.language == "fr")
         var s = Settings()
+        s.knownLanguages = shippedLanguages
         choices.apply(to: &s)
         #expect(s.language.code == "fr" && s.kioskTexts["tiles.refill"] == "Remplir")
         // A language in the file wins.
-        var file = Settings.parse("[shell]\nlanguage = \"de\"\n", file: "k.toml").0
+        var file = Settings.parse("[shell]\nlanguage = \"de\"\n", file: "k.toml", languages: shippedLanguages).0
         choices.apply(to: &file)
         #expect(file.language.code == "de")
     }
@@ -289,9 +290,9 @@ import Glibc
         let file = dir + "/kiosk.toml"
         #expect(system("printf '[words]\\nspeed = 90\\n' > '\(file)'") == 0)
         let log = makeLogger(verbose: false)
-        let controller = SettingsController(configPath: file, overrides: Overrides(), store: store, log: log)
+        let controller = SettingsController(configPath: file, overrides: Overrides(), store: store, log: log, languages: loadShippedLanguages)
         controller.setupFinished(SetupChoices(done: true, touchMatrix: [0, 1, 0, 1, 0, 0], rotate: 3, pin: "9999", scenes: ["tiles"], start: "tiles"))
-        let again = SettingsController(configPath: file, overrides: Overrides(), store: store, log: log)
+        let again = SettingsController(configPath: file, overrides: Overrides(), store: store, log: log, languages: loadShippedLanguages)
         #expect(again.current.touchMatrix == [0, 1, 0, 1, 0, 0] && again.current.rotate == Rotation(quarterTurns: 3))
         #expect(again.current.scenes == ["tiles"] && again.current.start == "tiles" && again.current.adminPIN == "9999")
         again.panelClosed(.useFile)
@@ -304,7 +305,7 @@ import Glibc
         let s = Settings()
         #expect(s.scenes == ["lander", "tiles"] && s.start == "lander")
         // An operator may still put the touch test in the bar (a bench).
-        let (bench, problems) = Settings.parse("[shell]\nscenes = [\"touch\", \"tiles\"]\nstart = \"touch\"\n", file: "k.toml")
+        let (bench, problems) = Settings.parse("[shell]\nscenes = [\"touch\", \"tiles\"]\nstart = \"touch\"\n", file: "k.toml", languages: shippedLanguages)
         #expect(problems.isEmpty && bench.scenes == ["touch", "tiles"] && bench.start == "touch")
     }
 

@@ -13,29 +13,37 @@ import Glibc
 @Suite struct TextsTests {
     // MARK: The catalog
 
-    @Test(arguments: Language.all) func everyLanguageHasEveryTextWithTheSamePlaceholders(language: Language) {
-        let table = TextCatalog.table(language.code), english = TextCatalog.english
-        for key in english.keys.sorted() {
-            let base = key.split(separator: ".").dropLast().joined(separator: ".")
-            let form = String(key.split(separator: ".").last!)
-            if TextCatalog.pluralForms.contains(form) {
-                // A count's forms: the language's own categories, at least "other".
-                #expect(table["\(base).other"] != nil, "\(language): \(base).other")
-                continue
-            }
-            let text = table[key]
-            #expect(text != nil, "\(language) has no '\(key)'")
-            if let text {
-                #expect(TextCatalog.placeholders(text) == TextCatalog.placeholders(english[key]!), "\(language) '\(key)': \(text)")
-                #expect(!text.isEmpty)
-            }
+    static let poFiles = ["ar.po", "de.po", "es.po", "fr.po", "ja.po"]
+
+    /// Each po/LANG.po translates every text of the current English, each count in all the forms
+    /// its Plural-Forms rule counts, with the placeholders the kiosk fills: an English text changed
+    /// since (msgmerge marks its translations fuzzy; without msgmerge it is stale) is named here.
+    @Test(arguments: poFiles) func everyShippedCatalogIsCompleteAndCurrent(file: String) throws {
+        let path = "\(repositoryRoot)/po/\(file)"
+        let catalog = try LanguageCatalogs.read(path).get()
+        #expect(LanguageCatalogs.fuzzy(catalog, path: path) == [])
+        #expect(LanguageCatalogs.check(catalog, path: path).problems == [])
+        #expect(LanguageCatalogs.missing(catalog, path: path) == [])
+        for m in TemplateMessage.all where m.msgidPlural == nil {
+            let text = catalog.text(m.context, m.msgid) ?? ""
+            #expect(TextCatalog.placeholders(text) == TextCatalog.placeholders(m.msgid), "\(file) '\(m.context)': \(text)")
         }
-        for key in table.keys {
-            let base = key.split(separator: ".").dropLast().joined(separator: ".")
-            let isForm = TextCatalog.pluralForms.contains(String(key.split(separator: ".").last!)) && english["\(base).other"] != nil
-            #expect(english[key] != nil || isForm, "\(language) has '\(key)', which English has not")
-            if isForm { #expect(TextCatalog.placeholders(table[key]!) == TextCatalog.placeholders(english["\(base).other"]!)) }
-        }
+        let language = Language(code: String(file.dropLast(3)), catalog: catalog)
+        #expect(catalog.header["Language"] == language.code && language.name != language.code, "\(file): its header names the language")
+    }
+
+    /// po/kiosk.pot is what `kiosk texts --pot` prints now: `make pot` after changing English.
+    @Test func theTemplateIsTheCurrentEnglish() throws {
+        guard case .success(let bytes) = readRegularFile("\(repositoryRoot)/po/kiosk.pot", limit: 1 << 20) else { Issue.record("no po/kiosk.pot"); return }
+        #expect(String(decoding: bytes, as: UTF8.self) == TemplateMessage.pot(), "po/kiosk.pot is stale: run make pot")
+    }
+
+    /// The package ships exactly the languages in po/, each with its own name, direction and numbers.
+    @Test func theShippedLanguagesAreThePoFiles() {
+        #expect(shippedLanguages.map(\.code) == ["en", "ar", "de", "es", "fr", "ja"])
+        #expect(shippedLanguages.map(\.name) == ["English", "العربية", "Deutsch", "Español", "Français", "日本語"])
+        #expect(shippedLanguages.filter(\.isRightToLeft).map(\.code) == ["ar"])
+        #expect(shippedLanguages.map { String($0.decimalSeparator) } == [".", ".", ",", ",", ",", "."])
     }
 
     /// Every key the sources look up by a literal is in the catalog (a missing one would show
@@ -78,37 +86,37 @@ import Glibc
     }
 
     @Test func countsTakeEachLanguagesForms() {
-        let en = Texts(.english), fr = Texts(Language.named("fr")!), ja = Texts(Language.named("ja")!)
+        let en = Texts(.english), fr = Texts(shipped("fr")), ja = Texts(shipped("ja"))
         #expect(en.count("tiles.selected", 1) == "1 selected")
         #expect(en.count("touch.target", 1) == "Small target: 1 hit" && en.count("touch.target", 2) == "Small target: 2 hits")
         #expect(fr.count("tiles.selected", 0) == "0 choisie" && fr.count("tiles.selected", 1) == "1 choisie")
         #expect(fr.count("tiles.selected", 2) == "2 choisies")
         #expect(ja.count("touch.target", 1) == "小さな的：1 回命中")
-        let ar = Language.named("ar")!
+        let ar = shipped("ar")
         #expect([0, 1, 2, 3, 10, 11, 99, 100, 102, 111].map(ar.pluralCategory)
                 == ["zero", "one", "two", "few", "few", "many", "many", "other", "other", "many"])
     }
 
     @Test func theLocaleNamesTheLanguage() {
-        #expect(Language.fromLocale(["LANG": "fr_FR.UTF-8"]).code == "fr")
-        #expect(Language.fromLocale(["LANG": "de_AT.UTF-8", "LC_ALL": "ja_JP.UTF-8"]).code == "ja")
-        #expect(Language.fromLocale(["LANG": "C.UTF-8"]) == .english)
-        #expect(Language.fromLocale(["LANG": "pt_BR.UTF-8"]) == .english) // no table: English
-        #expect(Language.fromLocale([:]) == .english)
-        #expect(Language.named("es-MX")?.code == "es" && Language.named("xx") == nil)
+        #expect(Language.fromLocale(["LANG": "fr_FR.UTF-8"], in: shippedLanguages).code == "fr")
+        #expect(Language.fromLocale(["LANG": "de_AT.UTF-8", "LC_ALL": "ja_JP.UTF-8"], in: shippedLanguages).code == "ja")
+        #expect(Language.fromLocale(["LANG": "C.UTF-8"], in: shippedLanguages) == .english)
+        #expect(Language.fromLocale(["LANG": "pt_BR.UTF-8"], in: shippedLanguages) == .english) // no table: English
+        #expect(Language.fromLocale([:], in: shippedLanguages) == .english)
+        #expect(Language.named("es-MX", in: shippedLanguages)?.code == "es" && Language.named("xx", in: shippedLanguages) == nil)
         // A service may start with no locale, or systemd's C.UTF-8: the system's files then say.
         let debian = "#  File generated by update-locale\nLANG=\"de_DE.UTF-8\"\nLANGUAGE=de_DE:de\n"
-        #expect(Language.fromLocale([:], files: [debian]).code == "de")
-        #expect(Language.fromLocale(["LANG": "C.UTF-8"], files: ["LANG=C.UTF-8\n", debian]).code == "de")
-        #expect(Language.fromLocale(["LANG": "es_ES.UTF-8"], files: [debian]).code == "es")
-        #expect(Language.fromLocale(["LANG": "POSIX"], files: ["LANG='fr_FR.UTF-8'"]).code == "fr")
-        #expect(Language.fromLocale([:], files: ["", "garbage"]) == .english)
+        #expect(Language.fromLocale([:], files: [debian], in: shippedLanguages).code == "de")
+        #expect(Language.fromLocale(["LANG": "C.UTF-8"], files: ["LANG=C.UTF-8\n", debian], in: shippedLanguages).code == "de")
+        #expect(Language.fromLocale(["LANG": "es_ES.UTF-8"], files: [debian], in: shippedLanguages).code == "es")
+        #expect(Language.fromLocale(["LANG": "POSIX"], files: ["LANG='fr_FR.UTF-8'"], in: shippedLanguages).code == "fr")
+        #expect(Language.fromLocale([:], files: ["", "garbage"], in: shippedLanguages) == .english)
     }
 
     @Test func numbersAreWrittenTheLanguagesWay() {
         #expect(Texts(.english).decimal(1.25, digits: 1) == "1.3")
-        #expect(Texts(Language.named("de")!).decimal(12.04, digits: 1) == "12,0")
-        #expect(Texts(Language.named("fr")!).decimal(-0.5, digits: 2) == "-0,50")
+        #expect(Texts(shipped("de")).decimal(12.04, digits: 1) == "12,0")
+        #expect(Texts(shipped("fr")).decimal(-0.5, digits: 2) == "-0,50")
         #expect(Texts(.english).decimal(3, digits: 0) == "3")
     }
 
@@ -139,9 +147,9 @@ import Glibc
         "tiles.refill" = 3
 
         """
-        let (s, problems) = Settings.parse(file, file: "k.toml")
+        let (s, problems) = Settings.parse(file, file: "k.toml", languages: shippedLanguages)
         #expect(problems.map(\.description) == [
-            "k.toml:3:26: languages: the kiosk has no texts for 'xx' (known: en, de, fr, es, ja, ar); left out",
+            "k.toml:3:26: languages: the kiosk has no texts for 'xx' (known: en, ar, de, es, fr, ja); left out",
             "k.toml:7:1: unknown text 'tiles.hnit' (did you mean 'tiles.hint'?); see kiosk.toml(5) for the list",
             "k.toml:11:18: text 'tiles.refill' must be a string in quotes; using the kiosk's own",
         ])
@@ -156,12 +164,12 @@ import Glibc
     }
 
     @Test func withoutALanguageTheFirstVisitorsLanguageOrTheLocaleSpeaks() {
-        #expect(Settings.parse("[shell]\nlanguages = [\"de\", \"en\"]\n", file: "k").0.language.code == "de")
-        #expect(Settings.parse("", file: "k", locale: Language.named("es")!).0.language.code == "es")
-        let (s, problems) = Settings.parse("[shell]\nlanguage = \"klingon\"\n", file: "k", locale: Language.named("ja")!)
+        #expect(Settings.parse("[shell]\nlanguages = [\"de\", \"en\"]\n", file: "k", languages: shippedLanguages).0.language.code == "de")
+        #expect(Settings.parse("", file: "k", locale: shipped("es"), languages: shippedLanguages).0.language.code == "es")
+        let (s, problems) = Settings.parse("[shell]\nlanguage = \"klingon\"\n", file: "k", locale: shipped("ja"), languages: shippedLanguages)
         #expect(s.language.code == "ja")
-        #expect(problems.map(\.description) == ["k:2:12: language must be one of en, de, fr, es, ja, ar (another: a catalog in /etc/kiosk/locale); using ja"])
-        #expect(Settings.parse("[shell]\nlanguages = [\"en\"]\n", file: "k").0.visitorTexts.count == 1)
+        #expect(problems.map(\.description) == ["k:2:12: language must be one of en, ar, de, es, fr, ja (another: a catalog in /etc/kiosk/locale); using ja"])
+        #expect(Settings.parse("[shell]\nlanguages = [\"en\"]\n", file: "k", languages: shippedLanguages).0.visitorTexts.count == 1)
     }
 
     // MARK: Visitors' language pill
@@ -174,7 +182,7 @@ import Glibc
         init(languages: [String], idleReset: Bool = true) {
             let fonts = testFonts, s = scheduler
             var settings = Settings()
-            settings.languages = languages.compactMap { Language.named($0) }
+            settings.languages = languages.compactMap { Language.named($0, in: shippedLanguages) }
             settings.language = settings.languages[0]
             shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
                 SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!
@@ -239,7 +247,7 @@ import Glibc
 
     @Test func japaneseBreaksBetweenCharactersNotBeforeClosingMarks() throws {
         let font = try #require(testFonts.font(points: 20, scale: 1))
-        let text = TextCatalog.japanese["setup.hint.touch"]!
+        let text = Texts(shipped("ja"))["setup.hint.touch"]
         let lines = Label.wrap(text, font: font, width: 300, maxLines: .max)
         #expect(lines.count >= 3)
         for l in lines {
@@ -259,7 +267,7 @@ import Glibc
         for first in ["fr", "ar"] {
             let fonts = testFonts, s = ManualScheduler()
             var settings = Settings()
-            settings.languages = [first, "es", "ja", "de", "en"].compactMap { Language.named($0) }
+            settings.languages = [first, "es", "ja", "de", "en"].compactMap { Language.named($0, in: shippedLanguages) }
             settings.language = settings.languages[0]
             let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
                 SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!
@@ -286,7 +294,7 @@ import Glibc
     @Test func aLanguageSetBeforeTheFirstLayoutDoesNotAnimateTheSceneIntoPlace() throws {
         func board(_ code: String) throws -> Image {
             let scene = TileBoardScene(fonts: testFonts)
-            scene.texts = Texts(Language.named(code)!)
+            scene.texts = Texts(Language.named(code, in: shippedLanguages)!)
             let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1280, height: 720)))
             r.renderFrame()
             #expect(!scene.view.isAnimating, "\(code): the tiles are moving at the first frame")

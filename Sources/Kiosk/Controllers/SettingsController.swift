@@ -24,24 +24,29 @@ final class SettingsController {
     var apply: ((_ new: Settings, _ old: Settings) -> Void)?
     /// Told of every reload: applied (true) or refused as a whole (false).
     var onReload: ((Bool) -> Void)?
+    /// The kiosk's languages, read again with the file (`LanguageCatalogs.load`).
+    private let languages: () -> (languages: [Language], problems: [String])
 
-    init(configPath: String?, overrides: Overrides, store: StateStore, log: Logger) {
+    init(configPath: String?, overrides: Overrides, store: StateStore, log: Logger,
+         languages: @escaping () -> (languages: [Language], problems: [String]) = { LanguageCatalogs.load() }) {
         self.configPath = configPath
         self.overrides = overrides
         self.store = store
         self.log = log
-        fromFile = Self.readFile(configPath: configPath, log: log)!
+        self.languages = languages
+        fromFile = Self.readFile(configPath: configPath, languages: languages(), log: log)!
         current = fromFile
         current = derive(saying: true)
     }
 
     /// The settings file's settings, each problem reported; nil on a reload when the file is
     /// refused as a whole (the kiosk keeps what it has).
-    static func readFile(configPath: String?, log: Logger, reloading: Bool = false) -> Settings? {
-        // The operator's catalogs, then the locale once (two small files at most), for the file
-        // and for no file alike.
-        let (languages, catalogProblems) = LanguageCatalogs.load()
-        for p in catalogProblems { log.warning("\(p)") }
+    static func readFile(configPath: String?, languages found: (languages: [Language], problems: [String]), log: Logger,
+                         reloading: Bool = false) -> Settings? {
+        // The catalogs, then the locale once (two small files at most), for the file and for no
+        // file alike.
+        let languages = found.languages
+        for p in found.problems { log.warning("\(p)") }
         let locale = Settings.localeLanguage(in: languages)
         var s = Settings()
         s.language = locale
@@ -105,9 +110,17 @@ final class SettingsController {
         }
     }
 
+    /// A line for each changed setting a running kiosk does not take (`SettingDeclaration.live`).
+    static func waitingForNextStart(old: Settings, new: Settings, declarations: [SettingDeclaration] = Settings.declarations) -> [String] {
+        declarations.compactMap { d in
+            guard !d.live, let value = d.value, value(old) != value(new) else { return nil }
+            return "[\(d.section)] \(d.name) is now \(value(new)): the kiosk takes it at its next start (it keeps \(value(old)))"
+        }
+    }
+
     /// Re-reads the settings and applies them.
     func reload() {
-        guard let file = Self.readFile(configPath: configPath, log: log, reloading: true) else {
+        guard let file = Self.readFile(configPath: configPath, languages: languages(), log: log, reloading: true) else {
             onReload?(false)
             return
         }
@@ -116,6 +129,7 @@ final class SettingsController {
         fromFile = file
         let old = current
         current = derive(saying: true)
+        for line in Self.waitingForNextStart(old: old, new: current) { log.notice("\(line)") }
         apply?(current, old)
         reportUncoveredTexts()
     }

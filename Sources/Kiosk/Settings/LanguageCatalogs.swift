@@ -3,34 +3,66 @@ import Glibc
 #endif
 import KioskCore
 
-/// The languages an operator adds, or retranslates, by dropping a gettext catalog into
-/// `/etc/kiosk/locale/` (`$KIOSK_LOCALE_DIR` instead, for tests): `pt.po` as a translator saves
-/// it, `pt.mo` as msgfmt compiles it, or `pt/LC_MESSAGES/kiosk.mo` as gettext lays them out
-/// (the .mo first). A catalog for one of the kiosk's own languages comes before its table.
+/// The kiosk's languages: English, the package's translations (gettext catalogs installed as
+/// `/usr/share/locale/xx/LC_MESSAGES/kiosk.mo`, found beside the executable as `../share/locale`,
+/// so a build tree finds its own), and an operator's, dropped into `/etc/kiosk/locale/`
+/// (`$KIOSK_LOCALE_DIR` instead, for tests): `pt.po` as a translator saves it, `pt.mo` as msgfmt
+/// compiles it, or `pt/LC_MESSAGES/kiosk.mo` as gettext lays them out (the .mo first). An
+/// operator's catalog for a language the package has is laid over the package's.
 /// Read at start and on every settings reload; a broken catalog is one line and left out.
 enum LanguageCatalogs {
     static var directory: String {
         getenv("KIOSK_LOCALE_DIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/kiosk/locale"
     }
+    /// `../share/locale` from the executable's own folder: /usr/share/locale for /usr/bin/kiosk.
+    static var shippedDirectory: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return "/usr/share/locale" }
+        let exe = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return exe.split(separator: "/", omittingEmptySubsequences: false).dropLast(2).joined(separator: "/") + "/share/locale"
+    }
     /// A catalog is a few dozen KiB; anything much larger is not one.
     static let maxBytes = 1 << 20
 
-    /// The kiosk's languages with the catalogs in `directory` over them and after them, and one
-    /// line for each catalog that could not be used or is incomplete.
-    static func load(directory: String = directory) -> (languages: [Language], problems: [String]) {
-        var languages = Language.all, problems: [String] = []
+    /// English, the package's languages, then the operator's, and one line for each catalog that
+    /// could not be used or is incomplete.
+    static func load(directory: String = directory, shipped: String = shippedDirectory) -> (languages: [Language], problems: [String]) {
+        var languages = [Language.english], problems: [String] = []
+        for (code, path) in candidates(in: shipped) {
+            guard let catalog = usable(path, code: code, problems: &problems) else { continue }
+            problems += missing(catalog, path: path)
+            languages.append(Language(code: code, catalog: catalog))
+        }
         for (code, path) in candidates(in: directory) {
-            switch read(path) {
-            case .failure(let why):
-                problems.append("\(why); language '\(code)' left out")
-            case .success(let catalog):
-                let (found, unusable) = check(catalog, path: path)
-                problems += fuzzy(catalog, path: path) + found
-                let language = Language(code: code, catalog: catalog.removing(unusable))
-                if let i = languages.firstIndex(where: { $0.code == code }) { languages[i] = language } else { languages.append(language) }
+            guard let own = usable(path, code: code, problems: &problems) else { continue }
+            guard let i = languages.firstIndex(where: { $0.code == code }), let base = languages[i].catalog else {
+                problems += missing(own, path: path)
+                languages.append(Language(code: code, catalog: own))
+                continue
+            }
+            do throws(MessageCatalog.CatalogError) {
+                languages[i] = Language(code: code, catalog: try own.over(base))
+            } catch {
+                problems.append("\(path): \(error.message); language '\(code)' keeps the kiosk's own")
             }
         }
         return (languages, problems)
+    }
+
+    /// The catalog at `path` without what cannot be used, its problems added to `problems` but
+    /// for missing texts (none are missing where it is laid over the package's); nil when it
+    /// cannot be read.
+    private static func usable(_ path: String, code: String, problems: inout [String]) -> MessageCatalog? {
+        switch read(path) {
+        case .failure(let why):
+            problems.append("\(why); language '\(code)' left out")
+            return nil
+        case .success(let catalog):
+            let (found, unusable) = check(catalog, path: path)
+            problems += fuzzy(catalog, path: path) + found
+            return catalog.removing(unusable)
+        }
     }
 
     /// Each language's catalog file, by code: `xx.mo`, else `xx/LC_MESSAGES/kiosk.mo`, else `xx.po`.
@@ -76,32 +108,37 @@ enum LanguageCatalogs {
         var description: String { text }
     }
 
-    /// What a catalog lacks or gets wrong against the kiosk's English texts: texts not translated
-    /// (shown in English), texts with a placeholder the kiosk does not fill (`unusable`: shown
-    /// in English too), texts it no longer has.
+    /// What a catalog gets wrong against the kiosk's English texts: texts with a placeholder the
+    /// kiosk does not fill (`unusable`: shown in English), texts it no longer has.
     static func check(_ catalog: MessageCatalog, path: String) -> (problems: [String], unusable: Set<String>) {
-        var problems: [String] = [], missing: [String] = [], known = Set<String>(), unusable = Set<String>()
+        var problems: [String] = [], known = Set<String>(), unusable = Set<String>()
         for m in TemplateMessage.all {
             known.insert(MessageCatalog.key(m.context, m.msgid))
-            guard let forms = catalog.messages[MessageCatalog.key(m.context, m.msgid)], !forms.allSatisfy(\.isEmpty) else {
-                missing.append(m.context)
-                continue
-            }
+            guard let forms = catalog.messages[MessageCatalog.key(m.context, m.msgid)] else { continue }
             let wanted = TextCatalog.placeholders(m.msgid).union(m.msgidPlural.map(TextCatalog.placeholders) ?? [])
             if let extra = forms.flatMap({ TextCatalog.placeholders($0).subtracting(wanted) }).sorted().first {
                 problems.append("\(path): '\(m.context)' uses {\(extra)}, which the kiosk does not fill; shown in English")
                 unusable.insert(MessageCatalog.key(m.context, m.msgid))
             }
         }
-        if !missing.isEmpty {
-            let named = missing.prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
-            problems.append("\(path): \(missing.count) of \(TemplateMessage.all.count) texts not translated (shown in English): \(named)")
-        }
         let stale = catalog.messages.keys.filter { !known.contains($0) }.compactMap { $0.split(separator: "\u{4}").first.map(String.init) }.sorted()
         if !stale.isEmpty {
             problems.append("\(path): \(stale.count) texts the kiosk no longer has or whose English changed (msgmerge with kiosk texts --pot): \(stale.prefix(5).joined(separator: ", "))")
         }
         return (problems, unusable)
+    }
+
+    /// The texts a catalog does not translate (shown in English), a counted one also when it
+    /// lacks one of the forms its `Plural-Forms` rule counts (Arabic has six).
+    static func missing(_ catalog: MessageCatalog, path: String) -> [String] {
+        let missing = TemplateMessage.all.filter { m in
+            guard let forms = catalog.messages[MessageCatalog.key(m.context, m.msgid)] else { return true }
+            let wanted = m.msgidPlural == nil ? 1 : catalog.plural.count
+            return forms.count < wanted || forms.prefix(wanted).contains(where: \.isEmpty)
+        }.map(\.context)
+        guard !missing.isEmpty else { return [] }
+        let named = missing.prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
+        return ["\(path): \(missing.count) of \(TemplateMessage.all.count) texts not translated (shown in English): \(named)"]
     }
 }
 
@@ -132,8 +169,12 @@ struct TemplateMessage: Equatable {
         var lines = [
             "# Kiosk's own words. A language: msginit -i kiosk.pot -l pt, translate, then put pt.po",
             "# (or pt.mo from msgfmt) into /etc/kiosk/locale/ and set [shell] language = \"pt\".",
+            "#, fuzzy",
             "msgid \"\"", "msgstr \"\"",
-            "\"Project-Id-Version: kiosk \(kioskVersion)\\n\"",
+            "\"Project-Id-Version: kiosk\\n\"",
+            "\"PO-Revision-Date: YEAR-MO-DA HO:MI+ZONE\\n\"",
+            "\"Last-Translator: FULL NAME <EMAIL@ADDRESS>\\n\"",
+            "\"Language-Team: LANGUAGE <LL@li.org>\\n\"",
             "\"Language: \\n\"",
             "\"MIME-Version: 1.0\\n\"",
             "\"Content-Type: text/plain; charset=UTF-8\\n\"",
@@ -146,6 +187,7 @@ struct TemplateMessage: Equatable {
         for m in all {
             lines.append("")
             let filled = TextCatalog.placeholders(m.msgid).union(m.msgidPlural.map(TextCatalog.placeholders) ?? []).sorted()
+            if let note = TextCatalog.notes[m.context] { lines.append("#. " + note) }
             if !filled.isEmpty { lines.append("#. The kiosk fills in " + filled.map { "{\($0)}" }.joined(separator: ", ") + "; keep them.") }
             lines.append("msgctxt \(poQuoted(m.context))")
             lines.append("msgid \(poQuoted(m.msgid))")

@@ -16,6 +16,9 @@ struct SettingDeclaration: Sendable {
     var example: String?
     /// Whether saving the file changes a running kiosk (else: at its next start).
     var live = true
+    /// A setting that is not live: its value as the kiosk has it, so a reload can say that a
+    /// changed one waits for the next start.
+    var value: (@Sendable (Settings) -> String)?
     let doc: String
     let read: @Sendable (TOML.Node, inout Settings, SettingReader) -> Void
 
@@ -120,7 +123,7 @@ extension Settings {
                 r.problem(v, "scenes must list some of \(bar.joined(separator: ", ")); using \(s.scenes.joined(separator: ", "))")
             } else { s.scenes = valid }
         },
-        SettingDeclaration(section: "shell", name: "start", defaultText: "\"lander\"", live: false,
+        SettingDeclaration(section: "shell", name: "start", defaultText: "\"lander\"", live: false, value: { $0.start },
                            doc: "The scene shown at start when none was saved.") { v, s, r in
             let bar = r.catalog.barScenes
             if let n = v.string.flatMap(r.catalog.canonicalName), bar.contains(n) { s.start = n }

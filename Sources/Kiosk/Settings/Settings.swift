@@ -35,8 +35,9 @@ struct Settings: Equatable {
     var languages: [Language] = []
     /// The operator's own words by language code and key (`[text]`, `[text.fr]`).
     var textOverrides: [String: [String: String]] = [:]
-    /// The languages this kiosk has: its own, with the operator's catalogs (`LanguageCatalogs`).
-    var knownLanguages = Language.all
+    /// The languages this kiosk has: English, the package's and the operator's catalogs
+    /// (`LanguageCatalogs`).
+    var knownLanguages = [Language.english]
     // [touch]
     /// libinput's calibration matrix for the touchscreen (six numbers, row-major, on
     /// coordinates normalized to 0...1: `[-1, 0, 1, 0, 1, 0]` undoes a mirrored x); nil: none.
@@ -70,7 +71,7 @@ struct Settings: Equatable {
 
     /// The locale's language (LC_ALL, LC_MESSAGES, LANG; else the system's locale files),
     /// English without one.
-    static func localeLanguage(in languages: [Language] = Language.all) -> Language {
+    static func localeLanguage(in languages: [Language]) -> Language {
         var env: [String: String] = [:]
         for k in ["LC_ALL", "LC_MESSAGES", "LANG"] { if let v = getenv(k) { env[k] = String(cString: v) } }
         let files = ["/etc/locale.conf", "/etc/default/locale"].compactMap { path -> String? in
@@ -131,7 +132,7 @@ struct Settings: Equatable {
 
     /// Reads `path`; problems are returned (each one line), defaults fill every gap. Only a
     /// regular file is read (a FIFO or device would block the kiosk), at most `TOML.Limits`'s size.
-    static func load(path: String, catalog: SceneCatalog = .standard, languages: [Language] = Language.all) -> (Settings, [Problem]) {
+    static func load(path: String, catalog: SceneCatalog = .standard, languages: [Language] = [.english]) -> (Settings, [Problem]) {
         let (s, problems) = read(path: path, locale: localeLanguage(in: languages), catalog: catalog, languages: languages)
         var defaults = Settings()
         defaults.knownLanguages = languages
@@ -140,8 +141,8 @@ struct Settings: Equatable {
 
     /// Like `load`, but nil when the file as a whole was refused (unreadable, not a file, too
     /// large, not TOML): a running kiosk then keeps the settings it has.
-    static func read(path: String, locale: Language = localeLanguage(), catalog: SceneCatalog = .standard,
-                     languages: [Language] = Language.all) -> (Settings?, [Problem]) {
+    static func read(path: String, locale: Language = .english, catalog: SceneCatalog = .standard,
+                     languages: [Language] = [.english]) -> (Settings?, [Problem]) {
         switch readRegularFile(path, limit: TOML.Limits().maxBytes) {
         case .success(let bytes):
             let (s, problems) = parse(bytes, file: path, locale: locale, catalog: catalog, languages: languages)
@@ -152,13 +153,13 @@ struct Settings: Equatable {
     }
 
     static func parse(_ text: String, file: String, locale: Language = .english, catalog: SceneCatalog = .standard,
-                      languages: [Language] = Language.all) -> (Settings, [Problem]) {
+                      languages: [Language] = [.english]) -> (Settings, [Problem]) {
         parse(Array(text.utf8), file: file, locale: locale, catalog: catalog, languages: languages)
     }
 
     /// `locale`: the language where the file names none (the running kiosk's locale).
     static func parse(_ bytes: [UInt8], file: String, locale: Language = .english, catalog: SceneCatalog = .standard,
-                      languages: [Language] = Language.all) -> (Settings, [Problem]) {
+                      languages: [Language] = [.english]) -> (Settings, [Problem]) {
         var s = Settings()
         s.language = locale
         s.knownLanguages = languages

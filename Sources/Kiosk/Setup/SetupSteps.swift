@@ -168,7 +168,7 @@ final class ScenesStep: SetupPage {
     /// The languages it offers: the kiosk's own and the operator's catalogs.
     let languages: [Language]
 
-    init(catalog: SceneCatalog = .standard, languages: [Language] = Language.all) {
+    init(catalog: SceneCatalog = .standard, languages: [Language] = [.english]) {
         self.catalog = catalog
         self.languages = languages
         offered = catalog.visitorScenes

@@ -34,6 +34,18 @@ public struct MessageCatalog: Sendable, Equatable {
         return c
     }
 
+    /// This catalog laid over `base` (an operator's retranslation over the package's): its
+    /// messages and header fields first, the base's where it has none. The base's counted
+    /// messages only when both count alike: their forms are numbered by the rule.
+    public func over(_ base: MessageCatalog) throws(CatalogError) -> MessageCatalog {
+        let given = header.filter { !$0.value.isEmpty && !$0.value.contains("INTEGER") }
+        var c = try MessageCatalog(messages: base.messages, header: base.header.merging(given) { _, mine in mine })
+        if c.plural != base.plural { c.messages = c.messages.filter { $0.value.count == 1 } }
+        c.messages.merge(messages) { _, mine in mine }
+        c.fuzzy = fuzzy
+        return c
+    }
+
     struct Message: Equatable, Sendable {
         var msgid: String
         var forms: [String]

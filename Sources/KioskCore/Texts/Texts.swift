@@ -1,5 +1,6 @@
-/// A language the kiosk writes its own words in: one of its own (`TextCatalog` has a table for
-/// each), or one an operator added or retranslated with a gettext catalog (`catalog`).
+/// A language the kiosk writes its own words in: English, in which the kiosk is written, or
+/// one a gettext catalog translates it into (`catalog`): the package's own, installed under
+/// /usr/share/locale, or an operator's.
 public struct Language: Hashable, Sendable, CustomStringConvertible {
     /// ISO 639-1 code, as `[shell] language` and `LANG` name it.
     public let code: String
@@ -8,7 +9,7 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
     public let isRightToLeft: Bool
     /// Between the whole and the fraction of a number ("1.5" or "1,5").
     public let decimalSeparator: Character
-    /// An operator's catalog: its texts come first.
+    /// Its translations: nil for English.
     public let catalog: MessageCatalog?
 
     public var description: String { code }
@@ -17,32 +18,23 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
         (self.code, self.name, self.isRightToLeft, self.decimalSeparator, self.catalog) = (code, name, isRightToLeft, decimalSeparator, catalog)
     }
 
-    /// The language of `catalog`, for `code`: what the catalog's header says of it
-    /// (`X-Kiosk-Language-Name`, `X-Kiosk-Direction: rtl`, `X-Kiosk-Decimal-Separator`), else
-    /// what the kiosk knows of the code, else its code, left to right, a point.
+    /// The language of `catalog`, for `code`, as the catalog's header describes it
+    /// (`X-Kiosk-Language-Name`, `X-Kiosk-Direction: rtl`, `X-Kiosk-Decimal-Separator`); without
+    /// them, named by its code, left to right, a point.
     public init(code: String, catalog: MessageCatalog) {
-        let own = Language.all.first { $0.code == code }, h = catalog.header
-        self.init(code: code, name: h["X-Kiosk-Language-Name"].flatMap { $0.isEmpty ? nil : $0 } ?? own?.name ?? code,
-                  isRightToLeft: h["X-Kiosk-Direction"].map { $0 == "rtl" } ?? own?.isRightToLeft ?? false,
-                  decimalSeparator: h["X-Kiosk-Decimal-Separator"]?.first ?? own?.decimalSeparator ?? ".", catalog: catalog)
+        let h = catalog.header
+        self.init(code: code, name: h["X-Kiosk-Language-Name"].flatMap { $0.isEmpty ? nil : $0 } ?? code,
+                  isRightToLeft: h["X-Kiosk-Direction"] == "rtl",
+                  decimalSeparator: h["X-Kiosk-Decimal-Separator"]?.first ?? ".", catalog: catalog)
     }
 
     public func hash(into h: inout Hasher) { h.combine(code) }
 
     public static let english = Language(code: "en", name: "English", isRightToLeft: false, decimalSeparator: ".")
-    public static let all: [Language] = [
-        english,
-        Language(code: "de", name: "Deutsch", isRightToLeft: false, decimalSeparator: ","),
-        Language(code: "fr", name: "Français", isRightToLeft: false, decimalSeparator: ","),
-        Language(code: "es", name: "Español", isRightToLeft: false, decimalSeparator: ","),
-        Language(code: "ja", name: "日本語", isRightToLeft: false, decimalSeparator: "."),
-        Language(code: "ar", name: "العربية", isRightToLeft: true, decimalSeparator: "."),
-    ]
-    public static var codes: [String] { all.map(\.code) }
 
     /// The language `name` means among `languages`: a code ("fr"), or a locale ("fr_FR.UTF-8",
     /// "fr-CA"); nil when there is none.
-    public static func named(_ name: String, in languages: [Language] = all) -> Language? {
+    public static func named(_ name: String, in languages: [Language]) -> Language? {
         let code = name.lowercased().prefix { $0.isLetter }
         return languages.first { $0.code == code }
     }
@@ -50,8 +42,8 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
     /// The language of the locale in `environment` (LC_ALL, LC_MESSAGES, then LANG, as
     /// gettext reads them), else in the system's locale files' text (`/etc/locale.conf`,
     /// `/etc/default/locale`: a service may start with no locale or systemd's "C.UTF-8");
-    /// English for "C", "POSIX", none, or one without a table.
-    public static func fromLocale(_ environment: [String: String], files: [String] = [], in languages: [Language] = all) -> Language {
+    /// English for "C", "POSIX", none, or one without a catalog.
+    public static func fromLocale(_ environment: [String: String], files: [String] = [], in languages: [Language]) -> Language {
         let keys = ["LC_ALL", "LC_MESSAGES", "LANG"]
         func chosen(_ values: [String: String]) -> String? {
             keys.lazy.compactMap { values[$0] }.first { !$0.isEmpty && !isUnset($0) }
@@ -76,26 +68,22 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
         return base == "C" || base == "POSIX"
     }
 
-    /// CLDR's cardinal plural category of `n` ("zero", "one", "two", "few", "many", "other").
+    /// The name an operator's `[text]` table gives the form of a count `n` ("tiles.selected.few"):
+    /// CLDR's categories, in the order gettext's catalogs number them for one, two and six forms
+    /// (Japanese; English, French; Arabic), else English's.
     public func pluralCategory(_ n: Int) -> String {
-        switch code {
-        case "ja": return "other"
-        case "fr": return n == 0 || n == 1 ? "one" : "other"
-        case "ar":
-            let r = n % 100
-            switch n {
-            case 0: return "zero"
-            case 1: return "one"
-            case 2: return "two"
-            default: return (3...10).contains(r) ? "few" : (11...99).contains(r) ? "many" : "other"
-            }
+        guard let plural = catalog?.plural else { return n == 1 ? "one" : "other" }
+        switch plural.count {
+        case 1: return "other"
+        case 2: return plural.index(n) == 0 ? "one" : "other"
+        case 6: return ["zero", "one", "two", "few", "many", "other"][min(5, plural.index(n))]
         default: return n == 1 ? "one" : "other"
         }
     }
 }
 
 /// The kiosk's own words in one language: every visible string by its key ("tiles.hint"),
-/// from the operator's `[text]` table first, then the language's table, then English.
+/// from the operator's `[text]` table first, then the language's catalog, then English.
 /// Placeholders are named in braces ("{n} selected").
 public struct Texts: Equatable, Sendable {
     public let language: Language
@@ -115,7 +103,7 @@ public struct Texts: Equatable, Sendable {
 
     /// The text for `key`, else `fallback` where no table has it (a scene a test adds).
     public subscript(key: String, default fallback: String) -> String {
-        overrides[key] ?? language.catalog.flatMap { c in TextCatalog.english[key].flatMap { c.text(key, $0) } } ?? TextCatalog.table(language.code)[key]
+        overrides[key] ?? language.catalog.flatMap { c in TextCatalog.english[key].flatMap { c.text(key, $0) } }
             ?? TextCatalog.english[key] ?? fallback
     }
 
@@ -129,17 +117,13 @@ public struct Texts: Equatable, Sendable {
         Texts.fill(form(key, n), values.merging(["n": String(n)]) { a, _ in a })
     }
 
-    /// The form of `key` for the count `n`, its placeholders unfilled.
+    /// The form of `key` for the count `n`, its placeholders unfilled: the operator's, else the
+    /// catalog's by its own plural rule (context: the key; msgid: English's "one"), else English's.
     public func form(_ key: String, _ n: Int) -> String {
-        let form = "\(key).\(language.pluralCategory(n))"
-        // An operator's catalog, by its own plural rule (context: the key; msgid: English's "one").
-        if overrides[form] == nil, overrides["\(key).other"] == nil, let one = TextCatalog.english["\(key).one"],
-           let text = language.catalog?.text(key, one, count: n) {
-            return text
-        }
-        let has = { (k: String) in overrides[k] != nil || TextCatalog.table(language.code)[k] != nil }
-        let chosen = has(form) ? form : has("\(key).other") ? "\(key).other" : "\(key).\(Language.english.pluralCategory(n))"
-        return self[chosen]
+        let given = overrides["\(key).\(language.pluralCategory(n))"] ?? overrides["\(key).other"]
+        if let given { return given }
+        if let one = TextCatalog.english["\(key).one"], let text = language.catalog?.text(key, one, count: n) { return text }
+        return self["\(key).\(Language.english.pluralCategory(n))"]
     }
 
     /// `x` with `digits` decimals, written the language's way.
@@ -179,21 +163,21 @@ public struct Texts: Equatable, Sendable {
     }
 }
 
-/// The shipped tables, and the checks an operator's `[text]` table goes through.
+/// The kiosk's English texts by key, and the checks an operator's `[text]` table goes through.
 public enum TextCatalog {
-    public static func table(_ code: String) -> [String: String] {
-        switch code {
-        case "de": return german
-        case "fr": return french
-        case "es": return spanish
-        case "ja": return japanese
-        case "ar": return arabic
-        default: return english
-        }
-    }
-
     /// Every key a text may be given under (English has them all).
     public static var keys: [String] { english.keys.sorted() }
+
+    /// The keys of texts that depend on a count ("tiles.selected"), without the form.
+    public static var countedKeys: [String] {
+        keys.filter { $0.hasSuffix(".other") }.map { String($0.dropLast(6)) }.filter { english["\($0).one"] != nil }
+    }
+
+    /// Whether `key` is a form of a counted text ("tiles.selected.few").
+    public static func isCounted(_ key: String) -> Bool {
+        guard let dot = key.lastIndex(of: ".") else { return false }
+        return pluralForms.contains(String(key[key.index(after: dot)...])) && english["\(key[..<dot]).other"] != nil
+    }
 
     /// The placeholders ("n", "fuel") in `text`.
     public static func placeholders(_ text: String) -> Set<String> {
@@ -210,7 +194,8 @@ public enum TextCatalog {
     /// What is wrong with an operator's text `value` for `key`, in a phrase to follow the key's
     /// position, or nil when it can be used.
     public static func problem(key: String, value: String) -> String? {
-        guard let english = english[key] else {
+        let base = isCounted(key) ? String(key[..<key.lastIndex(of: ".")!]) + ".other" : key
+        guard let english = english[base] else {
             let forms = keys.filter { $0.hasPrefix(key + ".") }
             if !forms.isEmpty, forms.allSatisfy({ pluralForms.contains(String($0.dropFirst(key.count + 1))) }) {
                 return "text '\(key)' depends on a count: give its forms (\(forms.joined(separator: ", "))); using the kiosk's own"
