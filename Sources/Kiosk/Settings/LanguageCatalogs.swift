@@ -188,7 +188,7 @@ struct TemplateMessage: Equatable {
             lines.append("")
             let filled = TextCatalog.placeholders(m.msgid).union(m.msgidPlural.map(TextCatalog.placeholders) ?? []).sorted()
             if let note = TextCatalog.notes[m.context] { lines.append("#. " + note) }
-            if !filled.isEmpty { lines.append("#. The kiosk fills in " + filled.map { "{\($0)}" }.joined(separator: ", ") + "; keep them.") }
+            if !filled.isEmpty { lines.append("#. The kiosk fills in " + filled.map { "{\($0)}" }.joined(separator: ", ") + (filled.count == 1 ? ": keep it" : ": keep each") + " as it is.") }
             lines.append("msgctxt \(poQuoted(m.context))")
             lines.append("msgid \(poQuoted(m.msgid))")
             if let p = m.msgidPlural {
