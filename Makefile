@@ -71,7 +71,7 @@ locale:
 # translator checks them).
 pot: build
 	$(KIOSK) texts --pot > po/kiosk.pot
-	for po in po/*.po; do msgmerge --quiet --update --backup=none --no-wrap $$po po/kiosk.pot || exit 1; done
+	for po in po/*.po; do msgmerge --quiet --update --backup=none --no-wrap --previous $$po po/kiosk.pot || exit 1; done
 
 # The arm64 kiosk, linked the same way, cross-built with Debian 13's own Swift in a Debian 13
 # root (Packaging/arm64.py; docs/cross-building.md): .build/arm64/release/kiosk. Building the
