@@ -7,7 +7,7 @@ import KioskRender
 /// Workarounds for compositor bugs, kept in one place with the evidence for each (foot's
 /// `quirks.c` idea). Each is decided from what the compositor tells us, can be forced on or off
 /// from the environment for tests and diagnosis, and costs nothing where it does not apply.
-/// `../shared/design/compositors.md` has the longer story.
+/// `Tests/E2E/compositors.md` has the longer story.
 enum Quirks {
     /// Whether the window's buffers go out vertically flipped (stored bottom row first, marked
     /// with a flipped `wl_surface.set_buffer_transform`) so the compositor never scans them out

@@ -181,14 +181,6 @@ final class GestureArena {
         }
     }
 
-    /// Cancels everything (the root lost its touches, e.g. a relayout or a cancel from Platform).
-    func cancelAll() {
-        for r in participants {
-            if r.state.isActive { r.apply(.cancelled) } else if r.state == .possible { r.apply(.failed) }
-        }
-        cleanUp()
-    }
-
     /// Fails recognizers left undecided when their touches are gone.
     func failUndecided() {
         for r in participants where r.state == .possible && r.trackedTouches.isEmpty && r.pendingState == nil && !r.isAwaitingTouches {

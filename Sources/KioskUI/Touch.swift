@@ -4,7 +4,7 @@ import KioskRender
 /// One finger (or the mouse's button) from touch-down to lift, as UIKit's UITouch: the same
 /// object for the whole sequence, bound to the view it began in.
 public final class Touch: Hashable {
-    public enum Phase: Equatable, Sendable { case began, moved, stationary, ended, cancelled }
+    public enum Phase: Equatable, Sendable { case began, moved, ended, cancelled }
 
     /// The platform's id for this sequence (ids are reused after a lift; the object is not).
     public let id: Int32

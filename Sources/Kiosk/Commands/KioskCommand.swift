@@ -51,7 +51,7 @@ extension KioskCommand {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "run", abstract: "Run the kiosk in the current Wayland session (the default).")
 
-        @Option(help: "The scene to start with (\(SceneCatalog.standard.names.joined(separator: ", "))); default: the one shown at the last shutdown, else touch.")
+        @Option(help: "The scene to start with (\(SceneCatalog.standard.names.joined(separator: ", "))); default: the one shown at the last shutdown, else [shell] start.")
         var scene: String?
 
         @Option(help: "Seconds without input before the screensaver starts; 0 never (default: settings, else 120).")
