@@ -192,8 +192,17 @@ public final class RootView: View {
 
     // MARK: Touch delivery
 
-    /// Delivers one platform batch: hit tests new touches, feeds recognizers first, then views.
+    /// With speech on, touches explore the screen instead of acting (`ScreenReader`).
+    public private(set) lazy var screenReader = ScreenReader(root: self, scheduler: scheduler)
+
+    /// One platform batch: the screen reader's when speech is on, else delivered.
     public func handle(_ batch: TouchBatch) {
+        if screenReader.take(batch) { return }
+        deliver(batch)
+    }
+
+    /// Delivers one batch: hit tests new touches, feeds recognizers first, then views.
+    func deliver(_ batch: TouchBatch) {
         let time = batch.time
         eventTime = time
         defer { eventTime = nil }

@@ -92,7 +92,22 @@ open class View: Responder {
     public var isUserInteractionEnabled = true
     public var isMultipleTouchEnabled = false
     public var tag = 0
+    /// A name for tests and the debug log ("scene bar tiles"), never spoken (UIKit's).
+    public var accessibilityIdentifier: String?
+    /// Whether a screen reader speaks this view as one thing (its subviews then are not).
+    /// Buttons and labels are; a container is not.
+    public var isAccessibilityElement = false
+    /// What a screen reader says it is, in the language on screen; a button's title or a
+    /// label's text without one.
     public var accessibilityLabel: String?
+    /// Its value where it has one ("Tile 5 of 24" has none; a slider's "40 percent").
+    public var accessibilityValue: String?
+    public var accessibilityTraits: AccessibilityTraits = []
+    /// The label a screen reader speaks: `accessibilityLabel`, else what the view shows.
+    open var spokenLabel: String? { accessibilityLabel }
+    /// A screen reader's double tap on this view; false: it has no action of its own, and the
+    /// reader taps its centre instead (as VoiceOver does).
+    open func accessibilityActivate() -> Bool { false }
     /// Subclasses that draw in `draw(in:)` return true (controls do); see the type's comment.
     open var drawsContent: Bool { false }
     /// Views that composite faster straight from shared caches (text from fcft's glyph cache)

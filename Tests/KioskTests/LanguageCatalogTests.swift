@@ -147,6 +147,6 @@ import Testing
         let entries = try MessageCatalog.entries(po: TemplateMessage.pot())
         #expect(entries.count - 1 == TemplateMessage.all.count)
         #expect(Set(entries.compactMap(\.context)).count == TemplateMessage.all.count, "one context per text")
-        #expect(entries.first { $0.context == "lander.readout" }?.comments == ["The kiosk fills in {altitude}, {down}, {fuel}, {speed}; keep them."])
+        #expect(entries.first { $0.context == "lander.readout" }?.comments == ["The kiosk fills in {altitude}, {down}, {fuel}, {speed}: keep each as it is."])
     }
 }

@@ -148,7 +148,7 @@ import Glibc
         let targets = shown.filter { c.isTarget($0.view, $0.frame) }
         #expect(!targets.isEmpty || screen == "screensaver", "\(at): found nothing to touch")
         for (v, f) in texts + targets {
-            let name = (v as? Label)?.text ?? v.accessibilityLabel ?? "\(type(of: v))"
+            let name = (v as? Label)?.text ?? v.accessibilityIdentifier ?? "\(type(of: v))"
             #expect(f.minX >= -0.5 && f.minY >= -0.5 && f.maxX <= screenRect.maxX + 0.5 && f.maxY <= screenRect.maxY + 0.5,
                     "\(at): '\(name)' \(f) is off screen")
             for b in bar { #expect(!overlaps(f, b), "\(at): '\(name)' \(f) is under the scene bar") }
@@ -161,7 +161,7 @@ import Glibc
         // Targets a fingertip wide and tall (a small target may look small: its hot area counts).
         for (v, f) in targets {
             let side = min(f.width, f.height) + 2 * v.touchDownHitOutset
-            #expect(side >= 9 * c.mm - 1e-6, "\(at): '\(v.accessibilityLabel ?? "\(type(of: v))")' is \(side / c.mm) mm")
+            #expect(side >= 9 * c.mm - 1e-6, "\(at): '\(v.accessibilityIdentifier ?? "\(type(of: v))")' is \(side / c.mm) mm")
         }
         // Nothing on top of anything else (a view and what it contains aside).
         let items = texts + targets
@@ -204,7 +204,7 @@ import Glibc
         return i.width > 0.01 && i.height > 0.01
     }
 
-    private func describe(_ v: View) -> String { "'\((v as? Label)?.text ?? v.accessibilityLabel ?? "\(type(of: v))")'" }
+    private func describe(_ v: View) -> String { "'\((v as? Label)?.text ?? v.accessibilityIdentifier ?? "\(type(of: v))")'" }
 
     /// `image` reduced by a whole factor to at most `width` pixels wide, each pixel the mean of
     /// the block it stands for.

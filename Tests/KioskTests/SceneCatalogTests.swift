@@ -14,7 +14,7 @@ import Glibc
         let canvas = View()
         override func build(in view: SceneView) {
             canvas.backgroundColor = Color.sky
-            canvas.accessibilityLabel = "paint canvas"
+            canvas.accessibilityIdentifier = "paint canvas"
             view.addSubview(canvas)
         }
         override func layout(view: SceneView) { canvas.frame = view.bounds }
@@ -30,8 +30,8 @@ import Glibc
         let path = try temporaryFile(text)
         defer { unlink(path) }
         // check-config: the file is good for this kiosk, and not for one without the scene.
-        #expect(KioskCommand.CheckConfig.problems(in: path, catalog: catalog).isEmpty)
-        #expect(KioskCommand.CheckConfig.problems(in: path).map(\.description).contains { $0.contains(": scenes must list some of touch, lander, tiles") })
+        #expect(KioskCommand.CheckConfig.problems(in: path, catalog: catalog, languages: loadShippedLanguages()).isEmpty)
+        #expect(KioskCommand.CheckConfig.problems(in: path, languages: loadShippedLanguages()).map(\.description).contains { $0.contains(": scenes must list some of touch, lander, tiles") })
         let (settings, _) = Settings.load(path: path, catalog: catalog)
         #expect(settings.scenes == ["lander", "paint"] && settings.start == "paint")
         // Without a setting, visitors get it with the others.

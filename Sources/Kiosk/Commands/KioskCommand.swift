@@ -276,8 +276,9 @@ extension KioskCommand {
 
         /// Every problem of the settings file at `path` for a kiosk with `catalog`'s scenes, and of
         /// the operator's language catalogs (`LanguageCatalogs`) first.
-        static func problems(in path: String, catalog: SceneCatalog = .standard) -> [CustomStringConvertible] {
-            let (languages, catalogProblems) = LanguageCatalogs.load()
+        static func problems(in path: String, catalog: SceneCatalog = .standard,
+                             languages found: (languages: [Language], problems: [String]) = LanguageCatalogs.load()) -> [CustomStringConvertible] {
+            let (languages, catalogProblems) = found
             let (settings, fileProblems) = Settings.load(path: path, catalog: catalog, languages: languages)
             return catalogProblems + fileProblems + settings.uncoveredTexts(file: path, coverage: FontCoverage.installed)
         }

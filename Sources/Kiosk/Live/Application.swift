@@ -105,6 +105,8 @@ final class Application: WindowDelegate, InputSink {
             let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler, catalog: Application.catalog,
                               startInScreensaver: startInScreensaver, store: store,
                               make: Application.sceneMaker(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log))
+            // What speech says, in the debug log until the kiosk has a voice of its own.
+            shell.window.screenReader.speak = { [log] u in log.debug("speech (\(u.language)): \(u.text)") }
             // Before the first layout: the bar decides where the scene's content goes.
             Application.configure(shell, with: current, overrides: overrides)
             return shell
@@ -293,6 +295,8 @@ final class Application: WindowDelegate, InputSink {
         shell.adminCorner = s.adminGesture
         shell.resetsOnWake = s.idleReset
         shell.setLanguages(s.visitorTexts)
+        if shell.speaksByDefault != s.speech { shell.window.screenReader.setOn(s.speech) }
+        shell.speaksByDefault = s.speech
         // A scene asked for on the command line is this run's start scene.
         shell.homeScene = overrides.scene.flatMap(catalog.canonicalName) ?? s.start
     }

@@ -45,7 +45,7 @@ final class Diagnostics {
         guard log.logLevel <= .debug, let root = shell?.window else { return }
         func visit(_ v: View) {
             guard !v.isHidden else { return } // nor what it holds: none of it is on screen
-            if let label = v.accessibilityLabel {
+            if let label = v.accessibilityIdentifier {
                 let f = v.convert(v.bounds, to: nil)
                 log.debug("view: \(label) at \(format(f.minX)),\(format(f.minY)) size \(format(f.width))x\(format(f.height))")
             }

@@ -96,13 +96,13 @@ final class AdminPanel: ViewScene {
             var buttons: [Button] = []
             for (bi, t) in spec.1.enumerated() {
                 let b = makeButton(t) { [unowned self] _ in self.changed(row: ri, button: bi) }
-                b.accessibilityLabel = "admin \(spec.0) \(t)"
+                b.accessibilityIdentifier = "admin \(spec.0) \(t)"
                 buttons.append(b)
             }
             rows.append((name, value, buttons))
         }
         for (i, t) in ["use file settings", "cancel", "save"].enumerated() {
-            footer[i].accessibilityLabel = "admin \(t)"
+            footer[i].accessibilityIdentifier = "admin \(t)"
             styleButton(footer[i])
             footer[i].action = { [unowned self] _ in
                 switch i {
@@ -115,7 +115,7 @@ final class AdminPanel: ViewScene {
         }
         for t in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"] {
             keys.append(makeButton(t) { [unowned self] _ in self.key(t) })
-            keys.last!.accessibilityLabel = "admin key \(t == "⌫" ? "back" : t)"
+            keys.last!.accessibilityIdentifier = "admin key \(t == "⌫" ? "back" : t)"
         }
         refresh()
     }

@@ -159,6 +159,8 @@ extension Settings {
             s.hours = hours
         },
         .flag("shell", "stats", \.stats, default: "false", doc: "The frame statistics overlay."),
+        .flag("access", "speech", \.speech, default: "false",
+              doc: "Speech on for every visitor: touches explore the screen and hear it, a double tap chooses."),
         SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"",
                            doc: "The kiosk's own language (default: the locale's, else the first of languages, else English).") { v, s, r in
             if let l = v.string.flatMap({ Language.named($0, in: r.languages) }) {

@@ -19,6 +19,9 @@ struct Settings: Equatable {
     /// Whether waking from the screensaver starts afresh for the next visitor (the start scene,
     /// every scene in its first state) instead of where the last one left off.
     var idleReset = true
+    // [access]
+    /// Speech on for every visitor (explore by touch), as a site's default.
+    var speech = false
     /// When the kiosk is open (`OpeningHours`); always, by default.
     var hours = OpeningHours()
     /// Seconds a touch outside the opening hours shows the screensaver before black again.

@@ -50,7 +50,7 @@ final class Shell: Scene {
     /// The whole screen: the scene on screen first, the chrome over it, the fade on top.
     let window: RootView
     private(set) var currentName: String
-    private(set) var showing: Showing
+    private(set) var showing: Showing { didSet { suspendSpeechWhileAsleep() } }
     private let chrome: ShellChrome
     /// Told after what the screen shows changed (the old value, then `showing` is the new).
     var onShowingChange: ((Showing) -> Void)?
@@ -72,6 +72,8 @@ final class Shell: Scene {
     /// Waking from the screensaver starts afresh for the next visitor: `homeScene` shows and
     /// every scene is back in its first state (`Scene.reset`). Off: everything as it was.
     var resetsOnWake = false
+    /// Whether speech is on for each new visitor (`[access] speech`): a fresh start brings it back.
+    var speaksByDefault = false
     /// The scene a fresh start shows (`[shell] start`).
     var homeScene: String?
     private let closedScreen: BlackScreen
@@ -117,6 +119,7 @@ final class Shell: Scene {
         chrome.onWake = { [weak self] in self?.wake() }
         chrome.bar.onLanguage = { [weak self] in self?.nextLanguage() }
         updateChrome()
+        suspendSpeechWhileAsleep()
     }
 
     // MARK: Languages
@@ -155,6 +158,7 @@ final class Shell: Scene {
         for s in scenes.values { s.texts = t }
         screensaver.texts = t
         chrome.bar.texts = t
+        window.screenReader.texts = t
         updateSceneBar()
     }
 
@@ -297,6 +301,7 @@ final class Shell: Scene {
     /// with the last visitor's saved state — and the home scene current.
     private func startAfresh() {
         if let home = homeScene, names.contains(home) { currentName = home }
+        window.screenReader.setOn(speaksByDefault, saying: false)
         show(texts: languageTexts[0])
         for n in names {
             if scenes[n] == nil {
@@ -332,6 +337,11 @@ final class Shell: Scene {
         fadeView.alpha = 1
         window.addSubview(fadeView)
         fadeStart = time
+    }
+
+    /// The screensaver and closing time's black take touches as they come: one wakes them.
+    private func suspendSpeechWhileAsleep() {
+        window.screenReader.isSuspended = showing == .screensaver || showing.isClosed
     }
 
     // MARK: Input

@@ -119,7 +119,7 @@ final class SceneBar: View {
             for b in buttons { b.removeFromSuperview() }
             buttons = names.map { name in
                 let b = Button()
-                b.accessibilityLabel = "scene bar \(name)"
+                b.accessibilityIdentifier = "scene bar \(name)"
                 b.action = { [weak self] _ in self?.onChoose?(name) }
                 stylePill(b)
                 addSubview(b)
@@ -132,7 +132,7 @@ final class SceneBar: View {
 
     override init(frame: Rect = .zero) {
         super.init(frame: frame)
-        languageButton.accessibilityLabel = "scene bar language"
+        languageButton.accessibilityIdentifier = "scene bar language"
         languageButton.action = { [weak self] _ in self?.onLanguage?() }
         stylePill(languageButton)
         addSubview(languageButton)
@@ -161,6 +161,7 @@ final class SceneBar: View {
             let lit = name == selected
             b.backgroundColor = lit ? Color.sky.withAlpha(0.85) : Color.black.withAlpha(0.45)
             b.titleLabel.textColor = lit ? Color.ink : Color.paper
+            b.accessibilityTraits = lit ? [.scene, .selected] : .scene
         }
         languageButton.backgroundColor = Color.black.withAlpha(0.45)
         languageButton.titleLabel.textColor = Color.paper

@@ -18,6 +18,10 @@ extension TextCatalog {
         "lander.help.title": "How to fly",
         "lander.help.body": "Hold the middle button to fire the engine; the side buttons turn the rocket. Use two thumbs: one on the engine, one turning.\nLand gently on the flat, lit pad: upright, slower than 2 m/s down and 1 m/s sideways.\nDouble-tap anywhere to start again. Hold the bar above the buttons for a second to move them.",
 
+        "lander.thrust": "Thrust",
+        "lander.turnLeft": "Turn left",
+        "lander.turnRight": "Turn right",
+
         // Tile board
         "tiles.remove": "Remove",
         "tiles.refill": "Refill",
@@ -76,6 +80,17 @@ extension TextCatalog {
         "admin.cancel": "Cancel",
         "admin.save": "Save",
         "key.ok": "OK",
+
+        // Speech (the screen reader)
+        "access.button": "button",
+        "access.scene": "scene",
+        "access.header": "heading",
+        "access.selected": "selected",
+        "access.dimmed": "dimmed",
+        "access.separator": ", ",
+        "access.tile": "Tile {n} of {count}",
+        "access.speechOn": "Speech on. Touch the screen to hear what is there; double-tap to choose it. Tap three times with two fingers to turn speech off.",
+        "access.speechOff": "Speech off.",
 
         // Setup
         "setup.title": "Set up this panel",
@@ -162,5 +177,16 @@ extension TextCatalog {
         "calibrate.prompt": "{n}: which target this is; {count}: how many there are.",
         "calibrate.result": "{before} and {after}: distances in millimetres with one decimal.",
         "calibrate.reset": "A button: use touches as the panel sends them, without correction.",
+        "lander.thrust": "Spoken by the screen reader: the button that fires the rocket's engine.",
+        "lander.turnLeft": "Spoken by the screen reader: the button that turns the rocket to the left.",
+        "lander.turnRight": "Spoken by the screen reader: the button that turns the rocket to the right.",
+        "access.button": "Spoken after a control's name: what kind of thing it is (\"Remove, button\").",
+        "access.scene": "Spoken after a scene's name in the scene bar (\"Tiles, scene, selected\").",
+        "access.header": "Spoken after a heading's text.",
+        "access.selected": "Spoken after a control that is chosen or on.",
+        "access.dimmed": "Spoken after a control that cannot be used now.",
+        "access.separator": "Between the parts the screen reader speaks; a comma and a space in most languages.",
+        "access.tile": "Spoken for one tile of the tile board: its place among all tiles.",
+        "access.speechOn": "Spoken when a visitor turns speech on: how to explore the screen without seeing it.",
     ]
 }

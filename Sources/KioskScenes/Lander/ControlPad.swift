@@ -25,7 +25,7 @@ final class ControlPad: View {
         isMultipleTouchEnabled = true
         for b in buttons { addSubview(b) }
         grip.isMultipleTouchEnabled = true
-        grip.accessibilityLabel = "move the controls"
+        grip.accessibilityIdentifier = "move the controls"
         addSubview(grip)
         let hold = LongPressGestureRecognizer { [unowned self] r in
             guard let sv = superview else { return }
@@ -126,8 +126,13 @@ final class PadButton: View {
         super.init()
         alpha = 0.5
         isMultipleTouchEnabled = true
-        accessibilityLabel = ["turn port", "fire engine", "turn starboard"][role.rawValue]
+        accessibilityIdentifier = ["turn port", "fire engine", "turn starboard"][role.rawValue]
+        isAccessibilityElement = true
+        accessibilityTraits = .button
     }
+
+    /// What a screen reader calls it ("lander.thrust"), in the language on screen.
+    static let textKeys = ["lander.turnLeft", "lander.thrust", "lander.turnRight"]
 
     override func draw(in canvas: Canvas) {
         let b = Rect(origin: .zero, size: bounds.size), w = b.width, h = b.height

@@ -105,7 +105,7 @@ public final class LanderScene: ViewScene {
         infoButton.titleLabel.textColor = Color.space
         infoButton.backgroundColor = Color.sky
         infoButton.action = { [unowned self] _ in showHelp() }
-        infoButton.accessibilityLabel = "lander help"
+        infoButton.accessibilityIdentifier = "lander help"
         view.addSubview(infoButton)
 
         pad.onChange = { [unowned self] in applyInputs() }
@@ -242,6 +242,7 @@ public final class LanderScene: ViewScene {
 
     public override func applyTexts() {
         flyAgain.title = texts["lander.flyAgain"]
+        for b in pad.buttons { b.accessibilityLabel = texts[PadButton.textKeys[b.role.rawValue]] }
         showOutcome()
         if let help { fillHelp(help) }
         if view.info.size.width > 1 { updateViews() }

@@ -68,8 +68,8 @@ public final class TileBoardScene: ViewScene {
             b.cornerRadius = 12
             view.addSubview(b)
         }
-        removeButton.accessibilityLabel = "tiles remove"
-        refillButton.accessibilityLabel = "tiles refill"
+        removeButton.accessibilityIdentifier = "tiles remove"
+        refillButton.accessibilityIdentifier = "tiles refill"
         removeButton.action = { [unowned self] _ in removeTiles(model.selectedIDs) }
         refillButton.action = { [unowned self] _ in refill() }
         status.fontSize = 20
@@ -196,6 +196,7 @@ public final class TileBoardScene: ViewScene {
     private func setTile(_ id: Int, on: Bool) {
         model.setSelected(id, on)
         tileViews[id]?.isOn = on
+        tileViews[id]?.accessibilityTraits = on ? [.button, .selected] : .button
     }
 
     private func refreshControls() {
@@ -206,6 +207,12 @@ public final class TileBoardScene: ViewScene {
             status.text = texts["tiles.empty"]
         } else {
             status.text = n == 0 ? texts["tiles.hint"] : texts.count("tiles.selected", n)
+        }
+        // What a screen reader says of each tile: its place on the board, and whether it is selected.
+        for (i, tile) in model.tiles.enumerated() {
+            guard let v = tileViews[tile.id] else { continue }
+            v.accessibilityLabel = texts("access.tile", ["n": String(i + 1), "count": String(model.tiles.count)])
+            v.accessibilityTraits = tile.selected ? [.button, .selected] : .button
         }
     }
 
@@ -279,6 +286,7 @@ final class TileView: View {
         onImage = on
         offImage = off
         super.init()
+        isAccessibilityElement = true
     }
 
     override func draw(in canvas: Canvas) {

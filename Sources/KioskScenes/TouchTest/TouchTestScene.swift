@@ -93,7 +93,7 @@ public final class TouchTestScene: ViewScene {
         }
         pinch.name = "pinch"
         rotate.name = "rotate"
-        spinner.accessibilityLabel = "spinner"
+        spinner.accessibilityIdentifier = "spinner"
         spinner.addGestureRecognizer(pinch)
         spinner.addGestureRecognizer(rotate)
         view.addSubview(spinner)
@@ -103,7 +103,7 @@ public final class TouchTestScene: ViewScene {
     private func buildFollower(in view: SceneView) {
         follower.backgroundColor = Self.palette[2]
         follower.cornerRadius = 10
-        follower.accessibilityLabel = "follower"
+        follower.accessibilityIdentifier = "follower"
         let drag = PanGestureRecognizer { [unowned self] r in
             let pan = r as! PanGestureRecognizer
             guard let sv = follower.superview else { return }
@@ -134,7 +134,7 @@ public final class TouchTestScene: ViewScene {
         hold.allowableMovement = .millimetres(4)
         hold.cancelsTouchesInView = false
         hold.name = "hold"
-        holdButton.accessibilityLabel = "hold button"
+        holdButton.accessibilityIdentifier = "hold button"
         holdButton.addGestureRecognizer(hold)
         view.addSubview(holdButton)
         bubble.fontSize = 20
@@ -162,7 +162,7 @@ public final class TouchTestScene: ViewScene {
             View.animate(duration: 0.3, animations: { self.target.alpha = 1 })
         }
         tap.name = "tap"
-        target.accessibilityLabel = "small target"
+        target.accessibilityIdentifier = "small target"
         target.addGestureRecognizer(tap)
         view.addSubview(target)
     }

@@ -19,6 +19,8 @@ open class Button: View {
     public override init(frame: Rect = .zero) {
         super.init(frame: frame)
         touchDownHitOutset = 10
+        isAccessibilityElement = true
+        accessibilityTraits = .button
         titleLabel.alignment = .center
         titleLabel.isUserInteractionEnabled = false
         imageView.isUserInteractionEnabled = false
@@ -37,6 +39,15 @@ open class Button: View {
         let b = Rect(origin: .zero, size: bounds.size)
         imageView.frame = b
         titleLabel.frame = b.insetBy(dx: 6, dy: 0)
+    }
+
+    open override var spokenLabel: String? { accessibilityLabel ?? (title.isEmpty ? nil : title) }
+
+    /// A screen reader's double tap: the action, as a tap would fire it.
+    open override func accessibilityActivate() -> Bool {
+        guard isEnabled else { return false }
+        action?(self)
+        return true
     }
 
     private func refresh() {

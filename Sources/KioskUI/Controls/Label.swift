@@ -37,7 +37,13 @@ open class Label: View {
     private var laidOutScale = 0
     private var laidOutSize = Size.zero
 
-    public override init(frame: Rect = .zero) { super.init(frame: frame) }
+    public override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        isAccessibilityElement = true
+        accessibilityTraits = .staticText
+    }
+
+    open override var spokenLabel: String? { accessibilityLabel ?? (text.isEmpty ? nil : text) }
 
     private func textChanged() {
         linesValid = false

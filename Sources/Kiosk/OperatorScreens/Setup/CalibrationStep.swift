@@ -86,9 +86,9 @@ final class CalibrationStep: SetupPage {
 
     func build() {
         catcher.backgroundColor = Color.ink
-        target.accessibilityLabel = "calibration target"
-        again.accessibilityLabel = "setup calibrate again"
-        reset.accessibilityLabel = "setup no calibration"
+        target.accessibilityIdentifier = "calibration target"
+        again.accessibilityIdentifier = "setup calibrate again"
+        reset.accessibilityIdentifier = "setup no calibration"
         catcher.addSubview(target)
         catcher.addSubview(prompt)
         catcher.addSubview(message)

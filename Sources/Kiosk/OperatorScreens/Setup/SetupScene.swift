@@ -112,14 +112,14 @@ final class SetupScene: ViewScene {
         header.addSubview(titleLabel)
         for s in Step.allCases {
             let b = SetupStyle.button("") { [unowned self] _ in self.go(to: s) }
-            b.accessibilityLabel = "setup step \(s.name)"
+            b.accessibilityIdentifier = "setup step \(s.name)"
             stepButtons.append(b)
             header.addSubview(b)
         }
         SetupStyle.style(finishButton, accent: true)
         finishButton.action = { [unowned self] _ in self.finish() }
-        finishButton.accessibilityLabel = "setup finish"
-        nextButton.accessibilityLabel = "setup next"
+        finishButton.accessibilityIdentifier = "setup finish"
+        nextButton.accessibilityIdentifier = "setup next"
         header.addSubview(finishButton)
         note.fontSize = 17
         note.textColor = Color.amber

@@ -23,11 +23,11 @@ final class RotationStep: SetupPage {
                 self.checked(false)
                 self.onChoose?(r)
             }
-            b.accessibilityLabel = "setup rotate \(i * 90)"
+            b.accessibilityIdentifier = "setup rotate \(i * 90)"
             buttons.append(b)
             page.addSubview(b)
         }
-        check.accessibilityLabel = "setup check"
+        check.accessibilityIdentifier = "setup check"
         check.backgroundColor = SetupStyle.plain
         check.action = { [unowned self] _ in self.checked(true); self.onChecked?() }
         page.addSubview(check)
@@ -84,7 +84,7 @@ final class PINStep: SetupPage {
     func build() {
         for t in Self.keyIDs {
             let b = SetupStyle.button(t, accent: t == "OK") { [unowned self] _ in self.key(t) }
-            b.accessibilityLabel = "setup key \(t == "⌫" ? "back" : t)"
+            b.accessibilityIdentifier = "setup key \(t == "⌫" ? "back" : t)"
             keys.append(b)
             page.addSubview(b)
         }
@@ -189,7 +189,7 @@ final class ScenesStep: SetupPage {
                 self.language = l
                 self.onLanguage?(l)
             }
-            b.accessibilityLabel = "setup language \(l.code)"
+            b.accessibilityIdentifier = "setup language \(l.code)"
             languageButtons.append(b)
             page.addSubview(b)
         }
@@ -198,8 +198,8 @@ final class ScenesStep: SetupPage {
         for name in offered {
             let t = SetupStyle.button("") { [unowned self] _ in self.toggle(name) }
             let s = SetupStyle.button("") { [unowned self] _ in self.startOn(name) }
-            t.accessibilityLabel = "setup show \(name)"
-            s.accessibilityLabel = "setup start \(name)"
+            t.accessibilityIdentifier = "setup show \(name)"
+            s.accessibilityIdentifier = "setup start \(name)"
             toggles.append(t)
             starts.append(s)
             page.addSubview(t)

@@ -1,0 +1,178 @@
+import Testing
+@testable import Kiosk
+@testable import KioskScenes
+@testable import KioskUI
+@testable import KioskRender
+@testable import KioskCore
+
+/// Explore by touch: what a visitor who cannot see the screen hears and does, by touch alone,
+/// with touches that carry their own times (pauses included).
+@Suite struct ScreenReaderTests {
+    final class Rig {
+        let scheduler = ManualScheduler()
+        let shell: Shell
+        var heard: [String] = []
+        var now: Double { scheduler.now }
+        var reader: ScreenReader { shell.window.screenReader }
+
+        init(language: Language = .english, start: String = "lander") {
+            let fonts = FontCache(), s = scheduler
+            shell = Shell(names: ["lander", "tiles"], start: start, fonts: fonts, scheduler: s) { SceneCatalog.make($0, fonts: fonts, scheduler: s)! }
+            shell.setLanguages([Texts(language)])
+            shell.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
+            shell.advance(to: 0)
+            reader.speak = { [unowned self] in self.heard.append($0.text) }
+        }
+        func wait(_ dt: Double) { shell.advance(to: now + dt) }
+        func send(_ points: [TouchPoint]) { shell.handle(TouchBatch(time: now, points: points)) }
+        func tap(_ p: Point, fingers: Int = 1) {
+            send((0..<fingers).map { touch(Int32($0 + 1), .began, p.x + Double($0) * 60, p.y) })
+            wait(0.08)
+            send((0..<fingers).map { touch(Int32($0 + 1), .ended, p.x + Double($0) * 60, p.y) })
+        }
+        func turnSpeechOn() {
+            for _ in 0..<3 { tap(Point(x: 500, y: 400), fingers: 2); wait(0.15) }
+            wait(1)
+        }
+        /// One finger put down at `from`, slid to `to` in `steps`, lifted.
+        func slide(from: Point, to: Point, steps: Int = 20, seconds: Double = 1) {
+            send([touch(1, .began, from.x, from.y)])
+            for i in 1...steps {
+                wait(seconds / Double(steps))
+                let f = Double(i) / Double(steps)
+                send([touch(1, .moved, from.x + (to.x - from.x) * f, from.y + (to.y - from.y) * f)])
+            }
+            send([touch(1, .ended, to.x, to.y)])
+        }
+        var pills: [Rect] { shell.sceneBarFrames }
+    }
+
+    @Test func twoFingersTappedThreeTimesTurnSpeechOnAndOffFromAnywhere() {
+        let r = Rig()
+        r.wait(30) // a visitor arrives after a pause
+        r.turnSpeechOn()
+        #expect(r.reader.isOn)
+        #expect(r.heard.first?.hasPrefix("Speech on.") == true)
+        // Two taps are not three; a pause breaks the count.
+        r.tap(Point(x: 300, y: 300), fingers: 2)
+        r.wait(0.15)
+        r.tap(Point(x: 300, y: 300), fingers: 2)
+        r.wait(5)
+        r.tap(Point(x: 300, y: 300), fingers: 2)
+        #expect(r.reader.isOn)
+        r.wait(1)
+        r.turnSpeechOn()
+        #expect(!r.reader.isOn && r.heard.last == "Speech off.")
+    }
+
+    @Test func aFingerSlidingAlongTheSceneBarHearsEachPillAndChangesNothing() {
+        let r = Rig()
+        r.turnSpeechOn()
+        r.heard = []
+        let bar = r.pills
+        r.slide(from: bar[0].center, to: bar[1].center)
+        #expect(r.heard == ["Lander, scene, selected", "Tiles, scene"])
+        #expect(r.shell.currentName == "lander", "exploring does not press")
+        // A finger resting on a pill hears it without moving.
+        r.heard = []
+        r.wait(10)
+        r.send([touch(1, .began, bar[0].midX, bar[0].midY)])
+        r.wait(0.5)
+        r.send([touch(1, .ended, bar[0].midX, bar[0].midY)])
+        #expect(r.heard == ["Lander, scene, selected"])
+    }
+
+    @Test func aDoubleTapAnywhereActivatesWhatWasLastSpoken() {
+        let r = Rig()
+        r.turnSpeechOn()
+        let bar = r.pills
+        r.slide(from: bar[0].center, to: bar[1].center)
+        r.wait(3)
+        r.tap(Point(x: 900, y: 500))
+        r.wait(0.15)
+        r.tap(Point(x: 900, y: 500))
+        r.wait(0.5)
+        #expect(r.shell.currentName == "tiles")
+        // The tiles say where they are; a double tap selects the one spoken (a tap on it).
+        r.heard = []
+        let tiles = r.shell.current as! TileBoardScene
+        let first = tiles.tileViews.values.min { $0.convert($0.bounds, to: nil).minY * 10_000 + $0.convert($0.bounds, to: nil).minX
+            < $1.convert($1.bounds, to: nil).minY * 10_000 + $1.convert($1.bounds, to: nil).minX }!
+        let c = first.convert(first.bounds, to: nil).center
+        r.send([touch(1, .began, c.x, c.y)])
+        r.wait(0.4)
+        r.send([touch(1, .ended, c.x, c.y)])
+        #expect(r.heard == ["Tile 1 of 24, button"])
+        r.wait(2)
+        r.tap(Point(x: 600, y: 700))
+        r.wait(0.15)
+        r.tap(Point(x: 600, y: 700))
+        r.wait(0.5)
+        #expect(tiles.model.selectedIDs.count == 1)
+        r.heard = []
+        r.send([touch(1, .began, c.x + 3, c.y)])
+        r.wait(0.4)
+        r.send([touch(1, .ended, c.x + 3, c.y)])
+        #expect(r.heard.isEmpty, "still the focused tile: not said again")
+        r.slide(from: Point(x: c.x + 3, y: c.y), to: Point(x: c.x + 300, y: c.y))
+        r.slide(from: Point(x: c.x + 300, y: c.y), to: c, seconds: 1)
+        #expect(r.heard.last == "Tile 1 of 24, button, selected")
+    }
+
+    @Test func aFlickRightOrLeftMovesToTheNextOrPreviousThing() {
+        let r = Rig()
+        r.turnSpeechOn()
+        r.heard = []
+        r.slide(from: Point(x: 400, y: 600), to: Point(x: 520, y: 605), steps: 3, seconds: 0.15)
+        #expect(r.heard == ["Lander, scene, selected"], "the first thing on screen")
+        r.wait(1)
+        r.slide(from: Point(x: 400, y: 600), to: Point(x: 520, y: 605), steps: 3, seconds: 0.15)
+        #expect(r.heard.last == "Tiles, scene")
+        r.wait(1)
+        r.slide(from: Point(x: 520, y: 600), to: Point(x: 400, y: 605), steps: 3, seconds: 0.15)
+        #expect(r.heard.last == "Lander, scene, selected")
+        #expect(r.shell.currentName == "lander")
+    }
+
+    /// Every control of the visitors' scenes and the scene bar says what it is, in every language
+    /// the kiosk has: a control without a spoken label fails here.
+    @Test(arguments: shippedLanguages) func everyControlSaysWhatItIsInEveryLanguage(language: Language) {
+        for scene in ["lander", "tiles"] {
+            let r = Rig(language: language, start: scene)
+            let texts = Texts(language)
+            var controls: [View] = []
+            func visit(_ v: View) {
+                guard !v.isHidden else { return }
+                if v is Button || v is PadButton || v is TileView { controls.append(v) }
+                v.subviews.forEach(visit)
+            }
+            visit(r.shell.window)
+            #expect(controls.count >= (scene == "tiles" ? 28 : 6), "\(scene): found \(controls.count) controls")
+            let elements = r.shell.window.accessibilityElements()
+            for c in controls where c.alpha > 0.01 {
+                let said = c.spokenDescription(texts) ?? ""
+                #expect(elements.contains { $0 === c }, "\(language) \(scene): \(c.accessibilityIdentifier ?? "\(type(of: c))") is not read")
+                #expect(!said.isEmpty && !said.contains("access.") && !said.contains("lander."), "\(language) \(scene): '\(said)'")
+            }
+        }
+    }
+
+    /// With speech on, a touch still wakes the screensaver; the fresh start for the next visitor
+    /// brings back the site's default (`[access] speech`), saying nothing to an empty room.
+    @Test func theScreensaverWakesToATouchAndTheNextVisitorGetsTheSitesDefault() {
+        let r = Rig()
+        let saver = ScreensaverController(shell: r.shell, scheduler: r.scheduler, idleTimeout: 10)
+        r.shell.resetsOnWake = true
+        r.shell.speaksByDefault = true
+        r.reader.setOn(true)
+        r.turnSpeechOn() // the visitor turns it off
+        #expect(!r.reader.isOn)
+        r.wait(20)
+        #expect(r.shell.showing == .screensaver)
+        r.heard = []
+        r.tap(Point(x: 640, y: 400))
+        r.wait(2)
+        #expect(r.shell.showing == .scene && r.reader.isOn && r.heard.isEmpty)
+        _ = saver
+    }
+}
