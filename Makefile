@@ -58,11 +58,11 @@ build:
 	$(SWIFT) build $(LAYERS) $(RELEASE_FLAGS)
 	@$(MAKE) --no-print-directory locale
 
-# The package's languages (po/LANG.po) compiled where a kiosk looks for them beside its
-# executable, ../share/locale: /usr/bin/kiosk finds /usr/share/locale, a built one
-# .build/<target>/share/locale.
+# The package's languages (po/LANG.po) compiled where a kiosk looks for them from its
+# executable, ../share/kiosk/locale: /usr/bin/kiosk finds /usr/share/kiosk/locale, a built one
+# .build/<target>/share/kiosk/locale.
 locale:
-	@dir=$$(dirname "$$(readlink -f $(KIOSK))")/../share/locale; \
+	@dir=$$(dirname "$$(readlink -f $(KIOSK))")/../share/kiosk/locale; \
 	for po in po/*.po; do l=$$(basename $$po .po); mkdir -p $$dir/$$l/LC_MESSAGES; \
 		msgfmt --check -o $$dir/$$l/LC_MESSAGES/kiosk.mo $$po || exit 1; done
 

@@ -73,14 +73,14 @@ def _user_copy(path: Path) -> Path:
 
 def kiosk_binary() -> Path:
     """The kiosk binary where the test user can run it, kiosk-session beside it (where
-    `kiosk session` looks first) and its languages at ../share/locale, as installed."""
+    `kiosk session` looks first) and its languages at ../share/kiosk/locale, as installed."""
     copy = _user_copy(KIOSK)
     session = KIOSK.parent / "kiosk-session"
     if session.exists() and not (copy.parent / session.name).exists():
         shutil.copy2(session, copy.parent / session.name)
-    locale = KIOSK.resolve().parent.parent / "share" / "locale"
-    if locale.is_dir() and not (copy.parent.parent / "share" / "locale").exists():
-        shutil.copytree(locale, copy.parent.parent / "share" / "locale")
+    locale = KIOSK.resolve().parent.parent / "share" / "kiosk" / "locale"
+    if locale.is_dir() and not (copy.parent.parent / "share" / "kiosk" / "locale").exists():
+        shutil.copytree(locale, copy.parent.parent / "share" / "kiosk" / "locale")
         for d in [copy.parent.parent / "share", *(copy.parent.parent / "share").rglob("*")]:
             d.chmod(0o755 if d.is_dir() else 0o644)
     return copy

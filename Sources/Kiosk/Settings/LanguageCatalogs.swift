@@ -4,8 +4,9 @@ import Glibc
 import KioskCore
 
 /// The kiosk's languages: English, the package's translations (gettext catalogs installed as
-/// `/usr/share/locale/xx/LC_MESSAGES/kiosk.mo`, found beside the executable as `../share/locale`,
-/// so a build tree finds its own), and an operator's, dropped into `/etc/kiosk/locale/`
+/// `/usr/share/kiosk/locale/xx/LC_MESSAGES/kiosk.mo`, found from the executable as
+/// `../share/kiosk/locale`, so a build tree finds its own; not /usr/share/locale, which minimized
+/// systems leave out with dpkg's path-exclude: the visitors' languages are not optional), and an operator's, dropped into `/etc/kiosk/locale/`
 /// (`$KIOSK_LOCALE_DIR` instead, for tests): `pt.po` as a translator saves it, `pt.mo` as msgfmt
 /// compiles it, or `pt/LC_MESSAGES/kiosk.mo` as gettext lays them out (the .mo first). An
 /// operator's catalog for a language the package has is laid over the package's.
@@ -14,13 +15,13 @@ enum LanguageCatalogs {
     static var directory: String {
         getenv("KIOSK_LOCALE_DIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/kiosk/locale"
     }
-    /// `../share/locale` from the executable's own folder: /usr/share/locale for /usr/bin/kiosk.
+    /// `../share/kiosk/locale` from the executable's own folder: /usr/share/kiosk/locale for /usr/bin/kiosk.
     static var shippedDirectory: String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return "/usr/share/locale" }
+        guard n > 0 else { return "/usr/share/kiosk/locale" }
         let exe = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return exe.split(separator: "/", omittingEmptySubsequences: false).dropLast(2).joined(separator: "/") + "/share/locale"
+        return exe.split(separator: "/", omittingEmptySubsequences: false).dropLast(2).joined(separator: "/") + "/share/kiosk/locale"
     }
     /// A catalog is a few dozen KiB; anything much larger is not one.
     static let maxBytes = 1 << 20
@@ -29,7 +30,9 @@ enum LanguageCatalogs {
     /// could not be used or is incomplete.
     static func load(directory: String = directory, shipped: String = shippedDirectory) -> (languages: [Language], problems: [String]) {
         var languages = [Language.english], problems: [String] = []
-        for (code, path) in candidates(in: shipped) {
+        let own = candidates(in: shipped)
+        if own.isEmpty { problems.append("\(shipped): no catalogs of the kiosk's own languages; only English and the operator's") }
+        for (code, path) in own {
             guard let catalog = usable(path, code: code, problems: &problems) else { continue }
             problems += missing(catalog, path: path)
             languages.append(Language(code: code, catalog: catalog))

@@ -1,6 +1,6 @@
 /// A language the kiosk writes its own words in: English, in which the kiosk is written, or
 /// one a gettext catalog translates it into (`catalog`): the package's own, installed under
-/// /usr/share/locale, or an operator's.
+/// /usr/share/kiosk/locale, or an operator's.
 public struct Language: Hashable, Sendable, CustomStringConvertible {
     /// ISO 639-1 code, as `[shell] language` and `LANG` name it.
     public let code: String
