@@ -7,6 +7,10 @@ public enum Key {
     public static let `return`: UInt32 = 0xff0d
     public static let keypadEnter: UInt32 = 0xff8d
     public static let escape: UInt32 = 0xff1b
+    public static let tab: UInt32 = 0xff09
+    /// Shift+Tab, as xkbcommon names it.
+    public static let leftTab: UInt32 = 0xfe20
+    public static let down: UInt32 = 0xff54
     public static let left: UInt32 = 0xff51
     public static let up: UInt32 = 0xff52
     public static let right: UInt32 = 0xff53

@@ -20,12 +20,18 @@ public final class ScreenReader {
     public var isSuspended = false {
         didSet { if isSuspended { finger = nil; pendingFocus?.cancel(); focused = nil } }
     }
+    /// What is focused moved or went away (a relayout, a scene change): the ring follows.
+    public func refresh() {
+        if let v = focused, v.isHidden || v.root !== root { focused = nil } else { showRing() }
+    }
     /// The words of the language on screen, for roles and states.
     public var texts = Texts()
     public var speak: (Utterance) -> Void = { _ in }
     /// Told when speech is turned on or off by the gesture.
     public var onToggle: ((Bool) -> Void)?
-    public private(set) weak var focused: View?
+    public private(set) weak var focused: View? { didSet { showRing() } }
+    /// Drawn around what is focused, for a visitor who sees the screen and moves with a keypad.
+    private let ring = FocusRing()
 
     /// A finger's rest before what is under it is spoken: a flick passes quicker.
     public static let restDelay = 0.15
@@ -135,7 +141,7 @@ public final class ScreenReader {
 
     private func focus(_ v: View) {
         focused = v
-        if let d = v.spokenDescription(texts) { say(d) }
+        if isOn, let d = v.spokenDescription(texts) { say(d) }
     }
 
     private func move(by step: Int) {
@@ -154,6 +160,33 @@ public final class ScreenReader {
         let c = v.convert(v.bounds, to: nil).center, now = scheduler.now, id = Int32.max - 1
         root.deliver(TouchBatch(time: now, points: [TouchPoint(id: id, phase: .began, location: c)]))
         root.deliver(TouchBatch(time: now + 0.05, points: [TouchPoint(id: id, phase: .ended, location: c)]))
+    }
+
+    // MARK: A keypad
+
+    /// Tab and Shift+Tab move to the next and previous thing (the arrows too, with speech on:
+    /// without it they are the scene's, the lander's steering); Enter chooses it; Escape leaves
+    /// it. True when the key was the reader's.
+    public func handle(_ key: KeyEvent) -> Bool {
+        guard !isSuspended else { return false }
+        switch key.keysym {
+        case Key.tab where key.modifiers.contains(.shift), Key.leftTab: if key.pressed { move(by: -1) }
+        case Key.tab: if key.pressed { move(by: 1) }
+        case Key.right where isOn, Key.down where isOn: if key.pressed { move(by: 1) }
+        case Key.left where isOn, Key.up where isOn: if key.pressed { move(by: -1) }
+        case Key.return, Key.keypadEnter: guard focused != nil else { return false }; if key.pressed { activate() }
+        case Key.escape: guard focused != nil else { return false }; focused = nil
+        default: return false
+        }
+        return true
+    }
+
+    private func showRing() {
+        guard let v = focused, v.root === root else { ring.removeFromSuperview(); return }
+        let f = v.convert(v.bounds, to: nil)
+        ring.frame = f.insetBy(dx: -4, dy: -4)
+        ring.cornerRadius = v.cornerRadius + 4
+        root.addSubview(ring) // on top of everything
     }
 
     // MARK: Two fingers, three times
@@ -186,5 +219,15 @@ public final class ScreenReader {
 
     private func say(_ text: String) {
         speak(Utterance(text: text, language: texts.language.code))
+    }
+}
+
+/// The focus ring: a thick bright outline, drawn over everything, touched by nothing.
+final class FocusRing: View {
+    override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        isUserInteractionEnabled = false
+        borderWidth = 4
+        borderColor = Color(rgb: 0xffd54f)
     }
 }

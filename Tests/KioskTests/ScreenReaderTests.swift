@@ -175,4 +175,36 @@ import Testing
         #expect(r.shell.showing == .scene && r.reader.isOn && r.heard.isEmpty)
         _ = saver
     }
+
+    /// A keypad or keyboard, as on ticket machines: Tab moves a visible ring (and speaks, with
+    /// speech on), Enter chooses, Escape leaves; without speech the arrows stay the lander's.
+    @Test func aKeypadMovesARingThroughTheControlsAndEnterChooses() {
+        let r = Rig()
+        func press(_ k: UInt32, _ mods: Modifiers = []) {
+            r.shell.handle(KeyEvent(keysym: k, text: "", pressed: true, modifiers: mods, time: r.now))
+            r.shell.handle(KeyEvent(keysym: k, text: "", pressed: false, modifiers: mods, time: r.now + 0.05))
+            r.wait(0.1)
+        }
+        press(Key.tab)
+        #expect(r.reader.focused?.accessibilityIdentifier == "scene bar lander" && r.heard.isEmpty, "speech off: nothing said")
+        let ring = r.shell.window.subviews.last!
+        #expect(ring is FocusRing && ring.frame.contains(r.pills[0].center))
+        press(Key.tab)
+        #expect(r.reader.focused?.accessibilityIdentifier == "scene bar tiles")
+        press(Key.tab, .shift)
+        press(Key.tab)
+        press(Key.return)
+        r.wait(1)
+        #expect(r.shell.currentName == "tiles")
+        press(Key.escape)
+        #expect(r.reader.focused == nil && !(r.shell.window.subviews.last is FocusRing))
+        // The arrows are the scene's without speech; with it, they move too.
+        press(Key.right)
+        #expect(r.reader.focused == nil)
+        r.turnSpeechOn()
+        r.heard = []
+        press(Key.right)
+        press(Key.right)
+        #expect(r.heard == ["Lander, scene", "Tiles, scene, selected"])
+    }
 }

@@ -210,6 +210,7 @@ final class Shell: Scene {
         overlay?.layout(info)
         mount()
         active.setActive(true)
+        window.screenReader.refresh()
     }
 
     func prepareContent() { mount(); window.prepareContent() }
@@ -285,8 +286,12 @@ final class Shell: Scene {
         mount()
         now.setActive(true)
         updateChrome()
+        window.screenReader.refresh()
         if showing != oldShowing { onShowingChange?(oldShowing) }
-        if currentName != oldName { onSceneChange?(currentName) }
+        if currentName != oldName {
+            onSceneChange?(currentName)
+            if showing == .scene { window.screenReader.announce(chrome.bar.title(currentName, texts)) }
+        }
     }
 
     private func wake() {
@@ -358,6 +363,8 @@ final class Shell: Scene {
         case .screensaver, .closed, .afterHoursWake:
             if key.pressed { wake() } // the waking key is swallowed too
         case .scene:
+            // A keypad moves through the controls (Tab, Enter) before the scene has the key.
+            if window.screenReader.handle(key) { return }
             // F1–F4 choose scenes.
             if key.pressed, (Key.f1...Key.f4).contains(key.keysym) {
                 let i = Int(key.keysym - Key.f1)
