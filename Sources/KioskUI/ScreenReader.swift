@@ -27,8 +27,8 @@ public final class ScreenReader {
     /// The words of the language on screen, for roles and states.
     public var texts = Texts()
     public var speak: (Utterance) -> Void = { _ in }
-    /// Told when speech is turned on or off by the gesture.
-    public var onToggle: ((Bool) -> Void)?
+    /// Told whenever speech is turned on or off (the speech pill shows it).
+    public var onChange: ((Bool) -> Void)?
     public private(set) weak var focused: View? { didSet { showRing() } }
     /// Drawn around what is focused, for a visitor who sees the screen and moves with a keypad.
     private let ring = FocusRing()
@@ -61,6 +61,7 @@ public final class ScreenReader {
     public func setOn(_ on: Bool, saying: Bool = true) {
         guard on != isOn else { return }
         isOn = on
+        onChange?(on)
         finger = nil
         pendingFocus?.cancel()
         if saying { say(texts[on ? "access.speechOn" : "access.speechOff"]) }
@@ -209,7 +210,6 @@ public final class ScreenReader {
                 if twoFingerTaps.count >= 3 {
                     twoFingerTaps = []
                     setOn(!isOn)
-                    onToggle?(isOn)
                     return true
                 }
             }

@@ -138,7 +138,7 @@ import Glibc
         let screenRect = Rect(origin: .zero, size: panel.size)
         let bar = c.showsBar ? c.shell.sceneBarFrames : []
         if c.showsBar {
-            #expect(bar.count == 3, "\(at): no scene bar")
+            #expect(bar.count == 4, "\(at): no scene bar (three scenes and speech)")
             for f in bar {
                 #expect(f.minX >= 0 && f.maxX <= panel.size.width && f.height >= 9 * c.mm - 1e-6, "\(at): bar button \(f)")
             }

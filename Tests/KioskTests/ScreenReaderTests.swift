@@ -207,4 +207,24 @@ import Testing
         press(Key.right)
         #expect(r.heard == ["Lander, scene", "Tiles, scene, selected"])
     }
+
+    /// The round pill with the symbol of access: a tap turns speech on; with speech on, it says
+    /// what it is and a double tap turns speech off again.
+    @Test func theSpeechPillTurnsSpeechOnAndADoubleTapOnItTurnsItOff() {
+        let r = Rig(language: shipped("de"))
+        let pill = r.shell.chromeBar.speechButton.convert(r.shell.chromeBar.speechButton.bounds, to: nil)
+        #expect(r.pills.last == pill)
+        r.tap(pill.center)
+        #expect(r.reader.isOn && r.heard.first?.hasPrefix("Sprachausgabe an.") == true)
+        r.heard = []
+        r.send([touch(1, .began, pill.midX, pill.midY)])
+        r.wait(0.4)
+        r.send([touch(1, .ended, pill.midX, pill.midY)])
+        #expect(r.heard == ["Sprachausgabe, Taste, ausgewählt"])
+        r.wait(2)
+        r.tap(Point(x: 600, y: 600))
+        r.wait(0.15)
+        r.tap(Point(x: 600, y: 600))
+        #expect(!r.reader.isOn && r.heard.last == "Sprachausgabe aus.")
+    }
 }

@@ -73,7 +73,7 @@ import Glibc
         for size in [Size(width: 1280, height: 720), Size(width: 800, height: 480), Size(width: 480, height: 800)] {
             shell.layout(DisplayInfo(size: size))
             let bar = shell.sceneBarFrames
-            try #require(bar.count == 3)
+            try #require(bar.count == 4) // three scenes and speech
             let barBottom = bar.map(\.maxY).max()!
             #expect(bar.allSatisfy { $0.minX >= 0 && $0.maxX <= size.width }, "\(size): the bar is off screen")
             // Every title fits its button.

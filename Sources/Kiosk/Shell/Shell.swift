@@ -118,6 +118,11 @@ final class Shell: Scene {
         }
         chrome.onWake = { [weak self] in self?.wake() }
         chrome.bar.onLanguage = { [weak self] in self?.nextLanguage() }
+        chrome.bar.onSpeech = { [weak self] in
+            guard let reader = self?.window.screenReader else { return }
+            reader.setOn(!reader.isOn)
+        }
+        window.screenReader.onChange = { [weak self] on in self?.chrome.bar.speechOn = on }
         updateChrome()
         suspendSpeechWhileAsleep()
     }

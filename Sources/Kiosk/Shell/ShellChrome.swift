@@ -96,12 +96,17 @@ final class ShellChrome {
 
 /// The pills at the top that choose a scene: one `Button` per scene, all one width (the
 /// longest title's), at least 10 mm tall, centred; the scene on screen lit. With more than one
-/// visitors' language, a last pill names the language on screen and a tap goes to the next.
+/// visitors' language, a pill names the language on screen and a tap goes to the next. Last, a
+/// round pill with the international symbol of access turns speech on and off (lit while on).
 /// In a right-to-left language the row reads from the right.
 final class SceneBar: View {
     static let fontPoints = 20.0
     private(set) var buttons: [Button] = []
     let languageButton = Button()
+    let speechButton = AccessPill()
+    /// The speech pill was tapped (or chosen by a double tap, with speech on).
+    var onSpeech: (() -> Void)?
+    var speechOn = false { didSet { if speechOn != oldValue { restyle() } } }
     var onChoose: ((String) -> Void)?
     /// The language pill was tapped.
     var onLanguage: (() -> Void)?
@@ -136,6 +141,10 @@ final class SceneBar: View {
         languageButton.action = { [weak self] _ in self?.onLanguage?() }
         stylePill(languageButton)
         addSubview(languageButton)
+        speechButton.accessibilityIdentifier = "scene bar speech"
+        speechButton.action = { [weak self] _ in self?.onSpeech?() }
+        stylePill(speechButton)
+        addSubview(speechButton)
     }
 
     private func stylePill(_ b: Button) {
@@ -153,6 +162,7 @@ final class SceneBar: View {
         for (b, name) in zip(buttons, names) { b.title = title(name, texts) }
         languageButton.title = texts.language.name
         languageButton.isHidden = !showsLanguagePill
+        speechButton.accessibilityLabel = texts["access.speech"]
         restyle()
     }
 
@@ -165,47 +175,52 @@ final class SceneBar: View {
         }
         languageButton.backgroundColor = Color.black.withAlpha(0.45)
         languageButton.titleLabel.textColor = Color.paper
+        speechButton.backgroundColor = speechOn ? Color.sky.withAlpha(0.85) : Color.black.withAlpha(0.45)
+        speechButton.symbolColor = speechOn ? Color.ink : Color.paper
+        speechButton.accessibilityTraits = speechOn ? [.button, .selected] : .button
     }
 
-    /// The scene pills' frames and the language pill's for `info` (below its top inset): none
-    /// for one scene and one language.
+    /// The scene pills' frames, the language pill's and the speech pill's for `info` (below its
+    /// top inset): none for one scene and one language.
     static func frames(for names: [String], languageTitle: String?, rightToLeft: Bool, titles: [String],
-                       in info: DisplayInfo, fonts: FontCache) -> (scenes: [Rect], language: Rect?) {
+                       in info: DisplayInfo, fonts: FontCache) -> (scenes: [Rect], language: Rect?, speech: Rect?) {
         // One scene needs no pill to choose it; one language none either.
         let sceneCount = names.count > 1 ? names.count : 0
-        guard sceneCount > 0 || languageTitle != nil else { return ([], nil) }
+        guard sceneCount > 0 || languageTitle != nil else { return ([], nil, nil) }
         let mm = info.pointsPerMillimetre, gap = 8.0
         let font = fonts.font(points: fontPoints, scale: 1)
         let h = max(40, 10 * mm)
         // The language pill as wide as its name; the scene pills share one width, wide enough for
         // the longest title, and the whole row on screen.
         let lw = languageTitle.map { max(h * 1.6, (font?.layout($0).width ?? 0) + h * 0.8) } ?? 0
-        let n = Double(sceneCount), pills = n + (languageTitle == nil ? 0 : 1)
+        let n = Double(sceneCount), pills = n + (languageTitle == nil ? 0 : 1) + 1
         let widest = titles.map { font?.layout($0).width ?? 0 }.max() ?? 0
-        let room = info.size.width - 16 - (pills - 1) * gap - lw
+        let room = info.size.width - 16 - (pills - 1) * gap - lw - h
         let w = n > 0 ? min(max(110, 28 * mm, widest + h * 0.8), room / n) : 0
-        let total = n * w + lw + (pills - 1) * gap
+        let total = n * w + lw + h + (pills - 1) * gap
         // Below any chrome already at the top (the stats overlay).
         let y = info.safeAreaInsets.top + 6
         var x = (info.size.width - total) / 2
-        var widths = Array(repeating: w, count: sceneCount) + (languageTitle == nil ? [] : [lw])
+        var widths = Array(repeating: w, count: sceneCount) + (languageTitle == nil ? [] : [lw]) + [h]
         if rightToLeft { widths.reverse() }
         var rects: [Rect] = []
         for width in widths { rects.append(Rect(x: x, y: y, width: width, height: h)); x += width + gap }
         if rightToLeft { rects.reverse() }
+        let speech = rects.removeLast()
         let language = languageTitle == nil ? nil : rects.removeLast()
-        return (rects, language)
+        return (rects, language, speech)
     }
 
     /// The scene pills' frames on screen, as last laid out; and the language pill's.
     private(set) var buttonFrames: [Rect] = []
     private(set) var languageFrame: Rect?
+    private(set) var speechFrame: Rect?
     /// Every pill's frame: what the scenes keep clear of.
-    var allFrames: [Rect] { buttonFrames + (languageFrame.map { [$0] } ?? []) }
+    var allFrames: [Rect] { buttonFrames + [languageFrame, speechFrame].compactMap { $0 } }
 
     func layout(in info: DisplayInfo) {
         guard let fonts = root?.fonts else { return }
-        (buttonFrames, languageFrame) = Self.frames(for: names, languageTitle: showsLanguagePill ? texts.language.name : nil,
+        (buttonFrames, languageFrame, speechFrame) = Self.frames(for: names, languageTitle: showsLanguagePill ? texts.language.name : nil,
                                                     rightToLeft: texts.isRightToLeft, titles: names.map { title($0, texts) },
                                                     in: info, fonts: fonts)
         let all = allFrames
@@ -220,6 +235,8 @@ final class SceneBar: View {
             languageButton.frame = Rect(x: f.minX - minX, y: 0, width: f.width, height: f.height)
             languageButton.cornerRadius = f.height / 2
         }
+        speechButton.frame = speechFrame.map { Rect(x: $0.minX - minX, y: 0, width: $0.width, height: $0.height) } ?? .zero
+        speechButton.cornerRadius = speechButton.frame.height / 2
     }
 }
 
@@ -249,4 +266,22 @@ final class Veil: View {
     override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {}
     override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {}
     override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {}
+}
+
+/// The speech pill: the international symbol of access (a person with open arms in a circle),
+/// drawn to the pill's size, so it reads in every language.
+final class AccessPill: Button {
+    var symbolColor = Color.paper { didSet { if symbolColor != oldValue { setNeedsDisplay() } } }
+    override var drawsContent: Bool { true }
+
+    override func draw(in canvas: Canvas) {
+        let h = min(bounds.width, bounds.height), c = Point(x: bounds.width / 2, y: bounds.height / 2)
+        let line = max(1.5, h * 0.06), color = symbolColor
+        canvas.strokeCircle(center: c, radius: h * 0.38, width: line, color: color)
+        canvas.fillCircle(center: Point(x: c.x, y: c.y - h * 0.2), radius: h * 0.055, color: color)
+        canvas.strokeLine(from: Point(x: c.x - h * 0.2, y: c.y - h * 0.09), to: Point(x: c.x + h * 0.2, y: c.y - h * 0.09), width: line, color: color)
+        canvas.strokeLine(from: Point(x: c.x, y: c.y - h * 0.12), to: Point(x: c.x, y: c.y + h * 0.06), width: line, color: color)
+        canvas.strokeLine(from: Point(x: c.x, y: c.y + h * 0.06), to: Point(x: c.x - h * 0.11, y: c.y + h * 0.25), width: line, color: color)
+        canvas.strokeLine(from: Point(x: c.x, y: c.y + h * 0.06), to: Point(x: c.x + h * 0.11, y: c.y + h * 0.25), width: line, color: color)
+    }
 }

@@ -91,6 +91,7 @@ extension TextCatalog {
         "access.tile": "Tile {n} of {count}",
         "access.speechOn": "Speech on. Touch the screen to hear what is there; double-tap to choose it. Tap three times with two fingers to turn speech off.",
         "access.speechOff": "Speech off.",
+        "access.speech": "Speech",
 
         // Setup
         "setup.title": "Set up this panel",
@@ -187,6 +188,7 @@ extension TextCatalog {
         "access.dimmed": "Spoken after a control that cannot be used now.",
         "access.separator": "Between the parts the screen reader speaks; a comma and a space in most languages.",
         "access.tile": "Spoken for one tile of the tile board: its place among all tiles.",
+        "access.speech": "The name of the scene bar's round button with the symbol of access: it turns speech on and off.",
         "access.speechOn": "Spoken when a visitor turns speech on: how to explore the screen without seeing it.",
     ]
 }
