@@ -30,6 +30,17 @@ import Testing
             wait(0.08)
             send((0..<fingers).map { touch(Int32($0 + 1), .ended, p.x + Double($0) * 60, p.y) })
         }
+        /// One finger resting on `p` for `seconds`, then lifted.
+        func rest(_ p: Point, seconds: Double = 0.4) {
+            send([touch(1, .began, p.x, p.y)])
+            wait(seconds)
+            send([touch(1, .ended, p.x, p.y)])
+        }
+        func doubleTap(_ p: Point) {
+            tap(p)
+            wait(0.15)
+            tap(p)
+        }
         func turnSpeechOn() {
             for _ in 0..<3 { tap(Point(x: 500, y: 400), fingers: 2); wait(0.15) }
             wait(1)
@@ -88,9 +99,7 @@ import Testing
         let bar = r.pills
         r.slide(from: bar[0].center, to: bar[1].center)
         r.wait(3)
-        r.tap(Point(x: 900, y: 500))
-        r.wait(0.15)
-        r.tap(Point(x: 900, y: 500))
+        r.doubleTap(Point(x: 900, y: 500))
         r.wait(0.5)
         #expect(r.shell.currentName == "tiles")
         // The tiles say where they are; a double tap selects the one spoken (a tap on it).
@@ -99,20 +108,14 @@ import Testing
         let first = tiles.tileViews.values.min { $0.convert($0.bounds, to: nil).minY * 10_000 + $0.convert($0.bounds, to: nil).minX
             < $1.convert($1.bounds, to: nil).minY * 10_000 + $1.convert($1.bounds, to: nil).minX }!
         let c = first.convert(first.bounds, to: nil).center
-        r.send([touch(1, .began, c.x, c.y)])
-        r.wait(0.4)
-        r.send([touch(1, .ended, c.x, c.y)])
+        r.rest(c)
         #expect(r.heard == ["Tile 1 of 24, button"])
         r.wait(2)
-        r.tap(Point(x: 600, y: 700))
-        r.wait(0.15)
-        r.tap(Point(x: 600, y: 700))
+        r.doubleTap(Point(x: 600, y: 700))
         r.wait(0.5)
         #expect(tiles.model.selectedIDs.count == 1)
         r.heard = []
-        r.send([touch(1, .began, c.x + 3, c.y)])
-        r.wait(0.4)
-        r.send([touch(1, .ended, c.x + 3, c.y)])
+        r.rest(Point(x: c.x + 3, y: c.y))
         #expect(r.heard.isEmpty, "still the focused tile: not said again")
         r.slide(from: Point(x: c.x + 3, y: c.y), to: Point(x: c.x + 300, y: c.y))
         r.slide(from: Point(x: c.x + 300, y: c.y), to: c, seconds: 1)
@@ -217,14 +220,10 @@ import Testing
         r.tap(pill.center)
         #expect(r.reader.isOn && r.heard.first?.hasPrefix("Sprachausgabe an.") == true)
         r.heard = []
-        r.send([touch(1, .began, pill.midX, pill.midY)])
-        r.wait(0.4)
-        r.send([touch(1, .ended, pill.midX, pill.midY)])
+        r.rest(pill.center, seconds: 0.4)
         #expect(r.heard == ["Sprachausgabe, Taste, ausgewählt"])
         r.wait(2)
-        r.tap(Point(x: 600, y: 600))
-        r.wait(0.15)
-        r.tap(Point(x: 600, y: 600))
+        r.doubleTap(Point(x: 600, y: 600))
         #expect(!r.reader.isOn && r.heard.last == "Sprachausgabe aus.")
     }
 }
