@@ -19,7 +19,7 @@ extension View {
     /// What a screen reader speaks of this view in `texts`' language: label, role, value, state
     /// ("Tiles, scene, selected"; "Thrust, button"). Nil when it has nothing to say.
     public func spokenDescription(_ texts: Texts) -> String? {
-        guard let label = spokenLabel?.trimmingCharacters(in: " \n"), !label.isEmpty else { return nil }
+        guard let label = spokenLabel, !label.isEmpty else { return nil }
         var parts = [label]
         let t = accessibilityTraits
         if t.contains(.scene) { parts.append(texts["access.scene"]) } else if t.contains(.button) { parts.append(texts["access.button"]) }
@@ -35,16 +35,28 @@ extension View {
     /// transparent views and what an element holds are left out.
     public func accessibilityElements() -> [View] {
         var found: [(view: View, frame: Rect)] = []
-        func visit(_ v: View) {
-            guard !v.isHidden, v.alpha > 0.01 else { return }
-            if v.isAccessibilityElement {
-                if v.spokenLabel.map({ !$0.isEmpty }) == true { found.append((v, v.convert(v.bounds, to: nil))) }
-                return
-            }
-            v.subviews.forEach(visit)
-        }
-        visit(self)
+        visitAccessibilityElements { found.append(($0, $1)) }
         return Self.readingOrder(found, rightToLeft: isRightToLeft).map(\.view)
+    }
+
+    /// The smallest element under `point` (window coordinates): a finger's, found in one walk.
+    public func accessibilityElement(at point: Point) -> View? {
+        var best: (view: View, area: Double)?
+        visitAccessibilityElements { v, frame in
+            let area = frame.width * frame.height
+            if frame.contains(point), area < best?.area ?? .infinity { best = (v, area) }
+        }
+        return best?.view
+    }
+
+    /// Each element a screen reader visits, with its frame in the window.
+    private func visitAccessibilityElements(_ body: (View, Rect) -> Void) {
+        guard !isHidden, alpha > 0.01 else { return }
+        if isAccessibilityElement {
+            if spokenLabel.map({ !$0.isEmpty }) == true { body(self, convert(bounds, to: nil)) }
+            return
+        }
+        for v in subviews { v.visitAccessibilityElements(body) }
     }
 
     /// Rows: an element whose vertical middle lies within a row's first element joins that row.
@@ -58,11 +70,5 @@ extension View {
             }
         }
         return rows.flatMap { row in row.sorted { rightToLeft ? $0.frame.maxX > $1.frame.maxX : $0.frame.minX < $1.frame.minX } }
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
     }
 }

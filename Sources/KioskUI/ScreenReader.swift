@@ -135,8 +135,7 @@ public final class ScreenReader {
 
     /// What is under `point`: the smallest element there.
     private func focus(at point: Point) {
-        let hits = root.accessibilityElements().filter { $0.convert($0.bounds, to: nil).contains(point) }
-        guard let v = hits.min(by: { $0.bounds.width * $0.bounds.height < $1.bounds.width * $1.bounds.height }), v !== focused else { return }
+        guard let v = root.accessibilityElement(at: point), v !== focused else { return }
         focus(v)
     }
 

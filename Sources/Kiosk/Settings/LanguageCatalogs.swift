@@ -154,17 +154,9 @@ struct TemplateMessage: Equatable {
 
     static let all: [TemplateMessage] = {
         let english = TextCatalog.english
-        var out: [TemplateMessage] = []
-        for key in english.keys.sorted() {
-            if key.hasSuffix(".one"), let other = english[String(key.dropLast(4)) + ".other"] {
-                out.append(TemplateMessage(context: String(key.dropLast(4)), msgid: english[key]!, msgidPlural: other))
-            } else if key.hasSuffix(".other"), english[String(key.dropLast(6)) + ".one"] != nil {
-                continue
-            } else {
-                out.append(TemplateMessage(context: key, msgid: english[key]!))
-            }
-        }
-        return out
+        let plain = TextCatalog.keys.filter { !TextCatalog.isCounted($0) }.map { TemplateMessage(context: $0, msgid: english[$0]!) }
+        let counted = TextCatalog.countedKeys.map { TemplateMessage(context: $0, msgid: english["\($0).one"]!, msgidPlural: english["\($0).other"]) }
+        return (plain + counted).sorted { $0.context < $1.context }
     }()
 
     /// The template a translator starts a language from (`msginit -i`), as `kiosk texts --pot` prints it.

@@ -167,6 +167,7 @@ public final class TileBoardScene: ViewScene {
                          completion: { _ in v.removeFromSuperview() })
         }
         placeTiles(animated: true)
+        labelTiles()
         refreshControls()
     }
 
@@ -190,13 +191,13 @@ public final class TileBoardScene: ViewScene {
             View.animate(duration: Self.animation, animations: { v.transform = .identity })
         }
         placeTiles(animated: true)
+        labelTiles()
         refreshControls()
     }
 
     private func setTile(_ id: Int, on: Bool) {
         model.setSelected(id, on)
         tileViews[id]?.isOn = on
-        tileViews[id]?.accessibilityTraits = on ? [.button, .selected] : .button
     }
 
     private func refreshControls() {
@@ -208,17 +209,20 @@ public final class TileBoardScene: ViewScene {
         } else {
             status.text = n == 0 ? texts["tiles.hint"] : texts.count("tiles.selected", n)
         }
-        // What a screen reader says of each tile: its place on the board, and whether it is selected.
+    }
+
+    /// What a screen reader calls each tile: its place among them (again when tiles come or go,
+    /// or the language changes; its selection is the tile's own trait).
+    private func labelTiles() {
         for (i, tile) in model.tiles.enumerated() {
-            guard let v = tileViews[tile.id] else { continue }
-            v.accessibilityLabel = texts("access.tile", ["n": String(i + 1), "count": String(model.tiles.count)])
-            v.accessibilityTraits = tile.selected ? [.button, .selected] : .button
+            tileViews[tile.id]?.accessibilityLabel = texts("access.tile", ["n": String(i + 1), "count": String(model.tiles.count)])
         }
     }
 
     public override func applyTexts() {
         removeButton.title = texts["tiles.remove"]
         refillButton.title = texts["tiles.refill"]
+        labelTiles()
         refreshControls()
     }
 
@@ -279,7 +283,13 @@ final class BoardView: View {
 /// One tile: the theme's `on.png`/`off.png` when both are present, else a vector tile.
 final class TileView: View {
     private let onImage: Image?, offImage: Image?
-    var isOn = false { didSet { if isOn != oldValue { setNeedsDisplay() } } }
+    var isOn = false {
+        didSet {
+            guard isOn != oldValue else { return }
+            setNeedsDisplay()
+            accessibilityTraits = isOn ? [.button, .selected] : .button
+        }
+    }
     override var drawsContent: Bool { true }
 
     init(on: Image?, off: Image?) {
@@ -287,6 +297,7 @@ final class TileView: View {
         offImage = off
         super.init()
         isAccessibilityElement = true
+        accessibilityTraits = .button
     }
 
     override func draw(in canvas: Canvas) {
