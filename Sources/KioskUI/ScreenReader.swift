@@ -33,12 +33,13 @@ public final class ScreenReader {
     /// Drawn around what is focused, for a visitor who sees the screen and moves with a keypad.
     private let ring = FocusRing()
 
-    /// A finger's rest before what is under it is spoken: a flick passes quicker.
+    /// A finger's rest before what is under it is spoken (one that moves on is not resting).
     public static let restDelay = 0.15
     /// Longest and farthest a tap goes; the most between the two taps of a double tap.
     static let tapTime = 0.3, tapSlop = 20.0, doubleTapGap = 0.4
-    /// A flick: at least this far sideways, twice as far as up or down, within `tapTime` × 2.
-    static let flickDistance = 40.0
+    /// A flick: at least this far sideways, twice as far as up or down, within `flickTime`; a
+    /// finger that slides on for longer explores.
+    static let flickDistance = 40.0, flickTime = 0.3
     /// The three two-finger taps that toggle speech lie within this.
     static let toggleWindow = 1.5
 
@@ -98,7 +99,7 @@ public final class ScreenReader {
             guard var f = finger, f.id == p.id else { return }
             f.location = p.location
             finger = f
-            if time - f.startTime >= Self.restDelay { focus(at: p.location) }
+            if time - f.startTime > Self.flickTime { focus(at: p.location) }
         case .ended:
             guard let f = finger, f.id == p.id else { return }
             finger = nil
@@ -111,7 +112,7 @@ public final class ScreenReader {
 
     private func lifted(_ f: (id: Int32, start: Point, startTime: Double, location: Point), at end: Point, time: Double) {
         let dx = end.x - f.start.x, dy = end.y - f.start.y, duration = time - f.startTime
-        if duration <= 2 * Self.tapTime, abs(dx) >= Self.flickDistance, abs(dx) >= 2 * abs(dy) {
+        if duration <= Self.flickTime, abs(dx) >= Self.flickDistance, abs(dx) >= 2 * abs(dy) {
             move(by: dx > 0 ? 1 : -1)
             lastTapTime = nil
         } else if duration <= Self.tapTime, abs(dx) <= Self.tapSlop, abs(dy) <= Self.tapSlop {
@@ -128,8 +129,9 @@ public final class ScreenReader {
         }
     }
 
+    /// The rest's timer: only a finger still near where it came down is resting.
     private func focusUnderFinger() {
-        guard let f = finger else { return }
+        guard let f = finger, abs(f.location.x - f.start.x) <= Self.tapSlop, abs(f.location.y - f.start.y) <= Self.tapSlop else { return }
         focus(at: f.location)
     }
 
@@ -154,12 +156,16 @@ public final class ScreenReader {
     }
 
     /// The focused view's own action, else a tap on its centre, as a finger would give it.
+    /// What it says after is its new state, when that changed ("Tile 1 of 24, button, selected").
     private func activate() {
         guard let v = focused, v.root === root, !v.isHidden else { return }
-        if v.accessibilityActivate() { return }
-        let c = v.convert(v.bounds, to: nil).center, now = scheduler.now, id = Int32.max - 1
-        root.deliver(TouchBatch(time: now, points: [TouchPoint(id: id, phase: .began, location: c)]))
-        root.deliver(TouchBatch(time: now + 0.05, points: [TouchPoint(id: id, phase: .ended, location: c)]))
+        let before = v.spokenDescription(texts)
+        if !v.accessibilityActivate() {
+            let c = v.convert(v.bounds, to: nil).center, now = scheduler.now, id = Int32.max - 1
+            root.deliver(TouchBatch(time: now, points: [TouchPoint(id: id, phase: .began, location: c)]))
+            root.deliver(TouchBatch(time: now + 0.05, points: [TouchPoint(id: id, phase: .ended, location: c)]))
+        }
+        if let after = v.spokenDescription(texts), after != before, focused === v { say(after) }
     }
 
     // MARK: A keypad

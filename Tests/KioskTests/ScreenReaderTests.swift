@@ -114,6 +114,7 @@ import Testing
         r.doubleTap(Point(x: 600, y: 700))
         r.wait(0.5)
         #expect(tiles.model.selectedIDs.count == 1)
+        #expect(r.heard.last == "Tile 1 of 24, button, selected", "the new state is said")
         r.heard = []
         r.rest(Point(x: c.x + 3, y: c.y))
         #expect(r.heard.isEmpty, "still the focused tile: not said again")
@@ -135,6 +136,20 @@ import Testing
         r.slide(from: Point(x: 520, y: 600), to: Point(x: 400, y: 605), steps: 3, seconds: 0.15)
         #expect(r.heard.last == "Lander, scene, selected")
         #expect(r.shell.currentName == "lander")
+    }
+
+    /// A flick that starts on a tile and takes 0.15 s (as fingers do, and as it came live under
+    /// weston) moves to the next thing; it does not first explore the tiles it passes over.
+    @Test func aFlickStartingOnAControlMovesOnWithoutExploringOnTheWay() {
+        let r = Rig(start: "tiles")
+        r.turnSpeechOn()
+        let tiles = r.shell.current as! TileBoardScene
+        let c = tiles.tileViews.values.map { $0.convert($0.bounds, to: nil) }.min { ($0.minY, $0.minX) < ($1.minY, $1.minX) }!.center
+        r.rest(c)
+        r.heard = []
+        r.wait(1)
+        r.slide(from: c, to: Point(x: c.x + 150, y: c.y + 2), steps: 3, seconds: 0.16)
+        #expect(r.heard == ["Tile 2 of 24, button"])
     }
 
     /// Every control of the visitors' scenes and the scene bar says what it is, in every language
