@@ -32,6 +32,9 @@ let package = Package(
         // What kiosk-session cannot say in Swift: fork with prctl, PAM (loaded at run time),
         // the DRM capability query, credentials on a datagram socket.
         .target(name: "CSession", path: "Sources/CSystem/CSession"),
+        // espeak-ng and ALSA for the voice, and ALSA's error printing silenced (a variadic hook).
+        .target(name: "CSpeech", path: "Sources/CSystem/CSpeech",
+                linkerSettings: [.linkedLibrary("espeak-ng"), .linkedLibrary("asound")]),
         // What KioskRender cannot say in Swift (stores that bypass the cache), inline in a header.
         .target(name: "CRender", path: "Sources/CRender"),
         // The layers, each a module whose dependencies point down the data flow: the compiler
@@ -62,11 +65,17 @@ let package = Package(
             dependencies: ["KioskCore", "KioskRender", "CWayland", "CXKBCommon", "CPixman"],
             path: "Sources/KioskPlatform"
         ),
+        // Speech: espeak-ng's sound played through ALSA on a thread of its own.
+        .target(
+            name: "KioskVoice",
+            dependencies: ["KioskCore", "CSpeech"],
+            path: "Sources/KioskVoice"
+        ),
         // The app: shell, settings, state, lifecycle, CLI; wires the layers together.
         .executableTarget(
             name: "Kiosk",
             dependencies: [
-                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform",
+                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "KioskVoice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Kiosk"
@@ -81,7 +90,7 @@ let package = Package(
         .testTarget(
             name: "KioskTests",
             dependencies: [
-                "Kiosk", "KioskSession", "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform",
+                "Kiosk", "KioskSession", "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "KioskVoice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/KioskTests",

@@ -18,7 +18,7 @@ public final class ScreenReader {
     public private(set) var isOn = false
     /// While the screensaver or closing time's black shows, touches pass (a touch wakes them).
     public var isSuspended = false {
-        didSet { if isSuspended { finger = nil; pendingFocus?.cancel(); focused = nil } }
+        didSet { if isSuspended { finger = nil; pendingFocus?.cancel(); focused = nil; silence() } }
     }
     /// What is focused moved or went away (a relayout, a scene change): the ring follows.
     public func refresh() {
@@ -27,6 +27,8 @@ public final class ScreenReader {
     /// The words of the language on screen, for roles and states.
     public var texts = Texts()
     public var speak: (Utterance) -> Void = { _ in }
+    /// Stops what is being said (nobody is there to hear it: the screensaver, a fresh start).
+    public var silence: () -> Void = {}
     /// Told whenever speech is turned on or off (the speech pill shows it).
     public var onChange: ((Bool) -> Void)?
     public private(set) weak var focused: View? { didSet { showRing() } }
@@ -65,7 +67,7 @@ public final class ScreenReader {
         onChange?(on)
         finger = nil
         pendingFocus?.cancel()
-        if saying { say(texts[on ? "access.speechOn" : "access.speechOff"]) }
+        if saying { say(texts[on ? "access.speechOn" : "access.speechOff"]) } else { silence() }
         if !on { focused = nil }
     }
 

@@ -6,6 +6,7 @@ import KioskRender
 import KioskUI
 import KioskScenes
 import KioskPlatform
+import KioskVoice
 
 /// The live kiosk: a Wayland window showing a scene, fed by the seat, paced by frame callbacks.
 final class Application: WindowDelegate, InputSink {
@@ -36,6 +37,8 @@ final class Application: WindowDelegate, InputSink {
     private var metricsFile: MetricsTextfile?
     /// systemd's notification socket, when the kiosk runs as a service.
     private let notifier = SystemdNotifier()
+    /// What speech says, spoken off the frame loop (no thread until speech is first heard).
+    private let voice: Voice
     /// Gestures and controls at debug level, frame statistics on SIGUSR1.
     private lazy var diagnostics = Diagnostics(log: log, window: window)
 
@@ -101,12 +104,18 @@ final class Application: WindowDelegate, InputSink {
         let current = settings.current
         let scheduler = self.scheduler
         let names = current.scenes.contains(name) ? current.scenes : current.scenes + [name]
+        let voice = Voice(device: current.soundDevice, log: log)
+        self.voice = voice
         let prep = ScenePreparation(info: expected, log: log) { fonts in
             let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler, catalog: Application.catalog,
                               startInScreensaver: startInScreensaver, store: store,
                               make: Application.sceneMaker(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log))
-            // What speech says, in the debug log until the kiosk has a voice of its own.
-            shell.window.screenReader.speak = { [log] u in log.debug("speech (\(u.language)): \(u.text)") }
+            // Spoken, and listed in the debug log (what was said, for an operator and the tests).
+            shell.window.screenReader.speak = { [log] u in
+                log.debug("speech (\(u.language)): \(u.text)")
+                voice.say(u.text, language: u.language)
+            }
+            shell.window.screenReader.silence = { voice.stop() }
             // Before the first layout: the bar decides where the scene's content goes.
             Application.configure(shell, with: current, overrides: overrides)
             return shell
@@ -315,6 +324,7 @@ final class Application: WindowDelegate, InputSink {
             rebuildScenes(new, over: old)
         }
         if new.metricsTextfile != metricsFile?.path { setMetricsFile(new.metricsTextfile) }
+        voice.device = new.soundDevice
         running.stage.showsStats = new.stats
         running.stage.apply(new)
     }

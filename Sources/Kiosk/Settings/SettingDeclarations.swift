@@ -88,6 +88,11 @@ extension Settings {
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
             else { r.problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
         },
+        SettingDeclaration(section: "access", name: "sound_device", defaultText: "\"default\"",
+                           doc: "The ALSA device speech is played on (aplay -L lists them); \"default\" is the system's.") { v, s, r in
+            if let d = v.string, !d.isEmpty, !d.contains(where: \.isWhitespace) { s.soundDevice = d }
+            else { r.problem(v, "sound_device must be an ALSA device name in quotes, as aplay -L lists them; using \"default\"") }
+        },
     ] + adminDeclarations + [
         SettingDeclaration(section: "touch", name: "matrix", defaultText: "[1, 0, 0, 0, 1, 0]",
                            doc: "libinput's calibration matrix for a touchscreen that reports turned or mirrored (six numbers).") { v, s, r in

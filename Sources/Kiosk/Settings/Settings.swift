@@ -22,6 +22,8 @@ struct Settings: Equatable {
     // [access]
     /// Speech on for every visitor (explore by touch), as a site's default.
     var speech = false
+    /// The ALSA device speech is played on.
+    var soundDevice = "default"
     /// When the kiosk is open (`OpeningHours`); always, by default.
     var hours = OpeningHours()
     /// Seconds a touch outside the opening hours shows the screensaver before black again.

@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KioskCore
+
+/// The kiosk's voice: speaks on a thread of its own, so a frame never waits for sound. The
+/// newest utterance wins: saying something new stops what is being spoken at once (the sound
+/// already queued for the device is dropped), as a screen reader does when the finger moves on.
+/// A kiosk whose speech is never turned on starts no thread and loads no voice.
+///
+/// `@unchecked Sendable`: `pending`, `generation` and `running` are read and written only with
+/// `mutex` held; the synthesizer and the output are used only by the voice's thread.
+package final class Voice: @unchecked Sendable {
+    private let synthesizer: any Synthesizer
+    private let output: any SoundOutput
+    /// One line for the journal: a fault, or the device working again.
+    private let report: @Sendable (Logger.Level, String) -> Void
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var pending: (text: String, language: String)?
+    /// Counts what was asked for; an utterance whose number is no longer the newest stops.
+    private var generation = 0
+    private var started = false, running = true, speaking = false
+    /// What the journal was last told about the device, so a lasting fault is one line.
+    private var deviceFault: String?
+    private var missingVoices: Set<String> = []
+    /// The device the operator names now (`[access] sound_device`); the thread moves to it.
+    private var wantedDevice: String
+
+    /// espeak-ng through ALSA's `device` ("default": what the system's ALSA configuration says).
+    package convenience init(device: String = "default", log: Logger) {
+        self.init(synthesizer: Espeak(), output: AlsaOutput(device: device)) { level, line in log.log(level) { line } }
+    }
+
+    init(synthesizer: any Synthesizer, output: any SoundOutput, report: @escaping @Sendable (Logger.Level, String) -> Void) {
+        self.synthesizer = synthesizer
+        self.output = output
+        self.report = report
+        wantedDevice = output.device
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(wake, nil)
+    }
+
+    /// Says `text` in `language` (ISO 639-1), stopping whatever is being said.
+    package func say(_ text: String, language: String) {
+        locked {
+            pending = (text, language)
+            generation += 1
+            pthread_cond_signal(wake)
+        }
+        startIfNeeded()
+    }
+
+    /// The ALSA device to speak on from the next utterance.
+    package var device: String {
+        get { locked { wantedDevice } }
+        set { locked { wantedDevice = newValue } }
+    }
+
+    /// Stops speaking now (speech turned off, the screensaver came).
+    package func stop() {
+        locked {
+            pending = nil
+            generation += 1
+        }
+    }
+
+    /// Waits until nothing is pending or being spoken (tests; the kiosk never waits for sound).
+    func waitUntilQuiet() {
+        while locked({ pending != nil || speaking }) { usleep(2000) }
+    }
+
+    /// Ends the voice's thread after what it is saying (tests).
+    func shutDown() {
+        locked { running = false; generation += 1; pthread_cond_signal(wake) }
+    }
+
+    private func startIfNeeded() {
+        guard !locked({ let s = started; started = true; return s }) else { return }
+        var thread = pthread_t()
+        var attr = pthread_attr_t()
+        pthread_attr_init(&attr)
+        defer { pthread_attr_destroy(&attr) }
+        pthread_attr_setdetachstate(&attr, Int32(PTHREAD_CREATE_DETACHED))
+        let arg = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(&thread, &attr, { arg in
+            let voice = Unmanaged<Voice>.fromOpaque(arg!).takeRetainedValue()
+            voice.run()
+            return nil
+        }, arg)
+        if created != 0 {
+            Unmanaged<Voice>.fromOpaque(arg).release()
+            report(.warning, "speech: no thread for the voice (\(String(cString: strerror(created)))); the kiosk stays silent")
+        }
+    }
+
+    private func run() {
+        do {
+            try synthesizer.load()
+        } catch {
+            report(.warning, "speech: \(error); the kiosk stays silent")
+            locked { pending = nil; running = false }
+            return
+        }
+        while let u = next() {
+            speak(u.text, language: u.language, number: u.number)
+            locked { speaking = false }
+        }
+    }
+
+    /// Sleeps until there is something to say; nil when the voice is shut down.
+    private func next() -> (text: String, language: String, number: Int)? {
+        locked {
+            while running && pending == nil { pthread_cond_wait(wake, mutex) }
+            guard running, let p = pending else { return nil }
+            pending = nil
+            speaking = true
+            return (p.text, p.language, generation)
+        }
+    }
+
+    private func speak(_ text: String, language: String, number: Int) {
+        guard openDevice() else { return }
+        chooseVoice(language)
+        var interrupted = false
+        do {
+            try synthesizer.synthesize(text) { samples in
+                if locked({ generation != number }) { interrupted = true; return false }
+                do { try output.write(samples) } catch {
+                    reportDevice(fault: "\(error)")
+                    return false
+                }
+                return true
+            }
+        } catch {
+            report(.warning, "speech: '\(text)' could not be spoken (\(error))")
+        }
+        if interrupted { output.discard() }
+    }
+
+    private func openDevice() -> Bool {
+        let wanted = device
+        if wanted != output.device {
+            output.close()
+            output.device = wanted
+            deviceFault = nil
+        }
+        do {
+            try output.open(sampleRate: synthesizer.sampleRate)
+            reportDevice(fault: nil)
+            return true
+        } catch {
+            reportDevice(fault: "\(error)")
+            return false
+        }
+    }
+
+    private func reportDevice(fault: String?) {
+        guard fault != deviceFault else { return }
+        if let fault {
+            output.close()
+            report(.warning, "speech: \(fault); the kiosk speaks silently until the device works")
+        } else if deviceFault != nil {
+            report(.notice, "speech: \(output.name) works again")
+        }
+        deviceFault = fault
+    }
+
+    /// The synthesizer's voice for `language`, English where it has none (said once per language).
+    private func chooseVoice(_ language: String) {
+        if synthesizer.use(language: language) { return }
+        if missingVoices.insert(language).inserted {
+            report(.warning, "speech: espeak-ng has no voice for '\(language)'; it is spoken with the English voice")
+        }
+        _ = synthesizer.use(language: "en")
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+}
+
+/// Turns text into sound, one utterance at a time, chunk by chunk as it is made.
+protocol Synthesizer: AnyObject {
+    /// Loads the voices' data; throws what an operator needs to know when it cannot.
+    func load() throws
+    var sampleRate: Int { get }
+    /// Speaks what follows in `language` (ISO 639-1); false when it has no voice for it.
+    func use(language: String) -> Bool
+    /// Hands each chunk of 16-bit mono samples to `chunk` as it is made; stops when it says false.
+    func synthesize(_ text: String, chunk: (UnsafeBufferPointer<Int16>) -> Bool) throws
+}
+
+/// Where the sound goes: a device that plays 16-bit mono samples.
+protocol SoundOutput: AnyObject {
+    /// Which device, by the name the system gives it.
+    var device: String { get set }
+    /// The device as the journal names it.
+    var name: String { get }
+    /// Opens the device if it is not open.
+    func open(sampleRate: Int) throws
+    /// Queues `samples`, waiting while the device's buffer is full.
+    func write(_ samples: UnsafeBufferPointer<Int16>) throws
+    /// Drops what is queued and not yet played.
+    func discard()
+    func close()
+}
