@@ -1,13 +1,35 @@
 """A visitor who cannot see the screen, live under weston and the strict compositor: after a
 pause, two fingers tapped three times turn speech on; a finger slid along the scene bar hears
-each pill; a double tap anywhere chooses the one last heard. What the kiosk says is in its debug
-log (`speech (en): …`) until it has a voice of its own."""
+each pill; a double tap anywhere chooses the one last heard. What the kiosk says is listed in
+its debug log (`speech (en): …`) and played through ALSA, here into ALSA's `file` plugin, whose
+recording sox measures (`speech.wav` is kept beside the test's log for listening)."""
 import re
+import subprocess
 import time
 
 from harness import Kiosk, views
 
 CONFIG = '[shell]\nscenes = ["lander", "tiles"]\nidle_timeout = 0\n'
+RATE = 22050  # espeak-ng's
+
+
+def recording_device(folder):
+    """An ALSA configuration whose default device writes what is played, raw, to speech.raw."""
+    conf = folder / "asound.conf"
+    conf.write_text(f'pcm.!default {{ type file slave.pcm "null" file "{folder / "speech.raw"}" format "raw" }}\n'
+                    'pcm.null { type null }\n')
+    conf.chmod(0o644)
+    return str(conf)
+
+
+def measured(raw):
+    """The recording as WAV beside it, and its length and RMS amplitude (0 to 1) by sox."""
+    wav = raw.with_suffix(".wav")
+    subprocess.run(["sox", "-t", "raw", "-r", str(RATE), "-e", "signed", "-b", "16", "-c", "1", str(raw), str(wav)],
+                   check=True)
+    stat = subprocess.run(["sox", str(wav), "-n", "stat"], capture_output=True, text=True, check=True).stderr
+    value = lambda name: float(re.search(rf"{name}:\s+(\S+)", stat).group(1))
+    return value(r"Length \(seconds\)"), value("RMS     amplitude")
 
 
 def two_finger_tap(c, x, y):
@@ -25,7 +47,8 @@ def test_speech_on_by_the_gesture_the_bar_explored_and_tiles_chosen_by_a_double_
     cfg = tmp_path / "kiosk.toml"
     cfg.write_text(CONFIG)
     k = Kiosk(compositor, "--verbose", "--config", str(cfg), "--scene", "lander",
-              env=compositor.env(XDG_STATE_HOME=str(tmp_path)), protocol=False)
+              env=compositor.env(XDG_STATE_HOME=str(tmp_path), ALSA_CONFIG_PATH=recording_device(tmp_path)),
+              protocol=False)
     with k:
         k.wait_for(r"first frame shown")
         k.wait_for(r"view: scene bar tiles")
@@ -57,3 +80,61 @@ def test_speech_on_by_the_gesture_the_bar_explored_and_tiles_chosen_by_a_double_
         assert spoken[:3] == ["Speech on. Touch the screen to hear what is there; double-tap to choose it. "
                               "Tap three times with two fingers to turn speech off.",
                               "Lander, scene, selected", "Tiles, scene"], spoken
+    seconds, rms = measured(tmp_path / "speech.raw")
+    assert seconds > 1 and rms > 0.02, f"the kiosk's voice: {seconds} s at RMS {rms}"
+    assert "speech: " not in re.sub(r"speech \(en\)", "", k.stderr), "the voice reported a fault"
+
+
+def test_a_kiosk_without_a_sound_device_says_so_once_and_goes_on_silently(compositor, tmp_path):
+    cfg = tmp_path / "kiosk.toml"
+    cfg.write_text(CONFIG + "[access]\nspeech = true\n")
+    conf = tmp_path / "asound.conf"
+    conf.write_text("pcm.!default { type hw card 9 }\n")  # a card the machine does not have
+    k = Kiosk(compositor, "--verbose", "--config", str(cfg), "--scene", "lander",
+              env=compositor.env(XDG_STATE_HOME=str(tmp_path), ALSA_CONFIG_PATH=str(conf)), protocol=False)
+    with k:
+        k.wait_for(r"view: scene bar tiles")
+        time.sleep(1)
+        x, y = centre(k, "scene bar tiles")
+        for target in [(x, y), (700, 700), (700, 700)]:  # hear the pill, then a double tap
+            compositor.send(f"down 0 {target[0]} {target[1]}", "frame")
+            time.sleep(0.05)
+            compositor.send("up 0", "frame")
+            time.sleep(0.12 if target == (700, 700) else 0.6)
+        k.wait_for(r"scene: tiles")
+        k.wait_for(re.escape("speech (en): Tiles"))
+    faults = re.findall(r"speech: .*", re.sub(r"speech \(en\)", "", k.stderr))
+    assert faults == ["speech: no sound device (ALSA 'default': No such file or directory); "
+                      "the kiosk speaks silently until the device works"], faults
+
+
+def test_sway_a_keypad_visitor_hears_the_bar_and_chooses_tiles_with_enter(tmp_path):
+    """Under wlroots (sway; the kiosk as another user, as the unit runs it): Tab moves through
+    the bar, each step spoken into the recording device, Enter chooses."""
+    from test_wlroots import config_file
+    from wlroots import Sway, run_kiosk_as_user
+
+    sway = Sway()
+    try:
+        raw = sway.dir / "speech.raw"
+        raw.touch(mode=0o666)
+        raw.chmod(0o666)
+        k = run_kiosk_as_user(sway, "--verbose", "--scene", "lander",
+                              "--config", config_file(sway, CONFIG + "[access]\nspeech = true\n"),
+                              env=sway.env(ALSA_CONFIG_PATH=recording_device(sway.dir)))
+        try:
+            k.wait_for(r"first frame shown")
+            time.sleep(1)
+            sway.send("key 15")  # Tab
+            k.wait_for(re.escape("speech (en): Lander, scene, selected"))
+            sway.send("key 15")
+            k.wait_for(re.escape("speech (en): Tiles, scene"))
+            sway.send("key 28")  # Enter
+            k.wait_for(r"scene: tiles")
+            time.sleep(1)
+        finally:
+            k.close()
+        seconds, rms = measured(raw)
+        assert seconds > 1 and rms > 0.02, f"the kiosk's voice under sway: {seconds} s at RMS {rms}"
+    finally:
+        sway.close()

@@ -43,7 +43,7 @@ def newer(deb, tmp):
 
 @pytest.fixture(scope="class")
 def gpu(vm_image, tmp_path_factory):
-    yield from booted(vm_image, tmp_path_factory, "gpu", (1280, 800), display="virtio", pointer=True)
+    yield from booted(vm_image, tmp_path_factory, "gpu", (1280, 800), display="virtio", pointer=True, sound=True)
 
 
 @pytest.fixture(scope="class")
@@ -176,6 +176,28 @@ class TestPanelWithGPU:
         tiles = box_centre(accent_box(gpu.snapshot("tiles", mm=gpu.mm)))
         gpu.tap(*tiles)
         wait_for("the tiles on screen", lambda: shows_scene(gpu, gpu.screen("tiles"), "tiles", mm=gpu.mm), timeout=10)
+        gpu.tap(*box_centre(accent_box(gpu.snapshot("lander", mm=gpu.mm))))
+        wait_for("the lander back", lambda: shows_scene(gpu, gpu.screen("lander"), "lander", mm=gpu.mm), timeout=10)
+
+    def test_a_visitor_turns_speech_on_without_sight_and_hears_it_from_the_sound_card(self, gpu):
+        """Two fingers tapped three times on the sky: the voice says so through the panel's
+        sound card (qemu's HD Audio; its line out recorded on this machine). The same again turns
+        it off, and a tap on a pill then switches scenes as before."""
+        def two_fingers_three_times():
+            for _ in range(3):
+                gpu.vm.touch(["down", 0, 0.45, 0.3], ["down", 1, 0.55, 0.3], ["sync"], ["sleep", 0.06],
+                             ["up", 0], ["up", 1], ["sync"], ["sleep", 0.15])
+        mark = gpu.vm.sound_recorded()
+        two_fingers_three_times()
+        wait_for("speech from the sound card", lambda: gpu.vm.sound_heard(mark) > 3, timeout=30)
+        record("gpu: speech on by two fingers tapped three times → heard on the line out",
+               f"{gpu.vm.sound_heard(mark):.1f} s of sound")
+        faults = [l for l in gpu.journal().splitlines() if "speech: " in l]
+        assert not faults, faults
+        two_fingers_three_times()
+        time.sleep(3)  # "Speech off." is said
+        gpu.tap(*box_centre(accent_box(gpu.snapshot("tiles", mm=gpu.mm))))
+        wait_for("a tap acting again", lambda: shows_scene(gpu, gpu.screen("tiles"), "tiles", mm=gpu.mm), timeout=10)
         gpu.tap(*box_centre(accent_box(gpu.snapshot("lander", mm=gpu.mm))))
         wait_for("the lander back", lambda: shows_scene(gpu, gpu.screen("lander"), "lander", mm=gpu.mm), timeout=10)
 

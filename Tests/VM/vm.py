@@ -3,6 +3,7 @@ kernel booted directly, the guest's agent on a virtio serial port, QMP for scree
 cuts. A PC (q35) for amd64, KVM when it really runs a guest (a /dev/kvm that opens is not
 enough), software emulation otherwise; for arm64 the virt board with a Raspberry Pi 4's core
 (Cortex-A72), always in software emulation."""
+import array
 import base64
 import itertools
 import json
@@ -67,12 +68,14 @@ class VM:
     have) or "std" (qemu's standard VGA: the bochs driver, a plain framebuffer without PRIME)."""
 
     def __init__(self, image, workdir, display="virtio", size=(1280, 800), pointer=True, memory=2048, network=False,
-                 arch="amd64", card=None):
+                 arch="amd64", card=None, sound=False):
         self.image = Path(image)
         self.arch, self.machine = arch, MACHINES[arch]
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.display, self.size, self.pointer, self.memory = display, size, pointer, memory
+        # An HD Audio sound card whose line out qemu records into sound.wav (44.1 kHz stereo).
+        self.sound = sound
         # Offline unless asked (a debugging shell): the tests install from apt's cache only.
         self.network = network
         self.overlay = self.dir / "disk.qcow2"
@@ -99,7 +102,7 @@ class VM:
         display = (["-device", f"virtio-gpu-pci,xres={w},yres={h}"] if self.display == "virtio"
                    else ["-device", f"VGA,xres={w},yres={h}"])
         return [m["qemu"], *m["machine"], "-accel", self.accel, "-cpu", m["cpu"], "-smp", "2", "-m", str(self.memory),
-                "-nodefaults", "-display", "none", *display,
+                "-nodefaults", "-display", "none", *display, *self.sound_card(),
                 "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"), "-append", append,
                 "-drive", f"file={self.overlay},if=none,id=disk,format=qcow2,discard=unmap",
                 "-device", "virtio-blk-pci,drive=disk",
@@ -110,6 +113,26 @@ class VM:
                 "-device", "virtserialport,chardev=agent,name=org.kiosk.agent",
                 "-qmp", f"unix:{self.dir / 'qmp.sock'},server=on,wait=off",
                 "-serial", f"file:{self.dir / 'serial.log'}"]
+
+    def sound_card(self):
+        if not self.sound:
+            return []
+        return ["-audiodev", f"wav,id=snd,path={self.dir / 'sound.wav'}", "-device", "intel-hda",
+                "-device", "hda-output,audiodev=snd"]
+
+    def sound_recorded(self):
+        """How many bytes of sound the line out has recorded (a mark for `sound_heard`)."""
+        path = self.dir / "sound.wav"
+        return path.stat().st_size if path.exists() else 0
+
+    def sound_heard(self, since=0):
+        """Seconds of the line out's recording after byte `since` that are not silence (qemu
+        writes the WAV header's sizes only when it exits: the samples are read as they are)."""
+        data = (self.dir / "sound.wav").read_bytes()[max(44, since):]
+        samples = array.array("h", data[:len(data) // 4 * 4])
+        window = 4410 * 2  # 0.1 s of stereo samples
+        return 0.1 * sum(1 for i in range(0, len(samples) - window + 1, window)
+                         if max(max(samples[i:i + window]), -min(samples[i:i + window])) > 1000)
 
     def shell(self):
         """The machine in the foreground, its serial console (root, logged in) on this terminal:
