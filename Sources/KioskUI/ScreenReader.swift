@@ -74,8 +74,11 @@ public final class ScreenReader {
     /// Says `text` now, over whatever was being said (a scene change, a landing).
     public func announce(_ text: String) {
         guard isOn else { return }
-        say(text)
+        if announcedWhileActivating != nil { announcedWhileActivating?.append(text) } else { say(text) }
     }
+    /// What the scene announced while a control was activated: said after the control's new
+    /// state, in one utterance ("Tile 1 of 24, button, selected. 1 selected"), not over it.
+    private var announcedWhileActivating: [String]?
 
     /// Whether the batch was the reader's: with speech on, every touch is; with it off, none (the
     /// gesture that turns it on is watched and passed on).
@@ -162,12 +165,19 @@ public final class ScreenReader {
     private func activate() {
         guard let v = focused, v.root === root, !v.isHidden else { return }
         let before = v.spokenDescription(texts)
+        announcedWhileActivating = []
         if !v.accessibilityActivate() {
             let c = v.convert(v.bounds, to: nil).center, now = scheduler.now, id = Int32.max - 1
             root.deliver(TouchBatch(time: now, points: [TouchPoint(id: id, phase: .began, location: c)]))
             root.deliver(TouchBatch(time: now + 0.05, points: [TouchPoint(id: id, phase: .ended, location: c)]))
         }
-        if let after = v.spokenDescription(texts), after != before, focused === v { say(after) }
+        let announced = announcedWhileActivating ?? []
+        announcedWhileActivating = nil
+        let after = v.spokenDescription(texts).flatMap { $0 != before && focused === v ? $0 : nil }
+        // "Tiles, scene, selected" already says the scene change's "Tiles".
+        let news = announced.filter { a in !(after?.hasPrefix(a) ?? false) }
+        let said = (after.map { [$0] } ?? []) + news
+        if !said.isEmpty { say(said.joined(separator: ". ")) }
     }
 
     // MARK: A keypad

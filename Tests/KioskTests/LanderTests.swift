@@ -148,6 +148,45 @@ import Glibc
         #expect(!r.scene.model.engineOn)
     }
 
+    @Test func aTapOnTheEngineKeepsItBurningWhileOneFingerTurnsAndTheNextTapStopsIt() {
+        let r = rig()
+        let fire = centre(r, .fire), port = centre(r, .port)
+        r.send([touch(1, .began, fire.x, fire.y)], after: 2) // after a pause, as a visitor comes
+        r.send([touch(1, .ended, fire.x, fire.y)], after: 0.12)
+        r.wait(1)
+        #expect(r.scene.model.engineOn && r.scene.pad.buttons[1].alpha == 0.75, "left burning, and lit")
+        r.send([touch(1, .began, port.x, port.y)], after: 0.5)
+        #expect(r.scene.model.engineOn && r.scene.model.turning == -1, "one finger turns meanwhile")
+        r.send([touch(1, .ended, port.x, port.y)], after: 0.5)
+        #expect(r.scene.model.engineOn && r.scene.model.turning == 0)
+        r.send([touch(1, .began, fire.x, fire.y)], after: 0.5)
+        r.send([touch(1, .ended, fire.x, fire.y)], after: 0.1)
+        #expect(!r.scene.model.engineOn, "the next tap stops it")
+        // A hold burns while held and stops when lifted, as before.
+        r.send([touch(1, .began, fire.x, fire.y)], after: 0.5)
+        r.send([touch(1, .ended, fire.x, fire.y)], after: 0.8)
+        #expect(!r.scene.model.engineOn)
+        // A burning engine does not carry over into a new flight.
+        r.send([touch(1, .began, fire.x, fire.y)], after: 0.5)
+        r.send([touch(1, .ended, fire.x, fire.y)], after: 0.1)
+        r.scene.reset()
+        #expect(!r.scene.model.engineOn && r.scene.pad.buttons[1].alpha == 0.5)
+    }
+
+    @Test func chosenWithoutTouchingTheEngineTogglesAndATurnButtonTurnsOneStep() {
+        let r = rig()
+        let heading = r.scene.model.state.heading
+        #expect(r.scene.pad.buttons[0].accessibilityActivate())
+        #expect(approx(r.scene.model.state.heading, heading - LanderModel.turnStep))
+        #expect(r.scene.pad.buttons[2].accessibilityActivate())
+        #expect(r.scene.pad.buttons[2].accessibilityActivate())
+        #expect(approx(r.scene.model.state.heading, heading + LanderModel.turnStep))
+        #expect(r.scene.pad.buttons[1].accessibilityActivate())
+        #expect(r.scene.model.engineOn && r.scene.pad.buttons[1].accessibilityTraits.contains(.selected))
+        #expect(r.scene.pad.buttons[1].accessibilityActivate())
+        #expect(!r.scene.model.engineOn && !r.scene.pad.buttons[1].accessibilityTraits.contains(.selected))
+    }
+
     @Test func slidingAFingerSwitchesButtons() {
         let r = rig()
         let port = centre(r, .port), fire = centre(r, .fire), star = centre(r, .starboard)

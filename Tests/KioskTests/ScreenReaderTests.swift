@@ -114,13 +114,40 @@ import Testing
         r.doubleTap(Point(x: 600, y: 700))
         r.wait(0.5)
         #expect(tiles.model.selectedIDs.count == 1)
-        #expect(r.heard.last == "Tile 1 of 24, button, selected", "the new state is said")
+        #expect(r.heard.last == "Tile 1 of 24, button, selected. 1 selected", "the new state, then the board's hint")
         r.heard = []
         r.rest(Point(x: c.x + 3, y: c.y))
         #expect(r.heard.isEmpty, "still the focused tile: not said again")
         r.slide(from: Point(x: c.x + 3, y: c.y), to: Point(x: c.x + 300, y: c.y))
         r.slide(from: Point(x: c.x + 300, y: c.y), to: c, seconds: 1)
         #expect(r.heard.last == "Tile 1 of 24, button, selected")
+    }
+
+    @Test func aVisitorWithoutSightFliesTheLanderByDoubleTapsAndHearsTheLanding() {
+        let r = Rig()
+        r.turnSpeechOn()
+        let lander = r.shell.current as! LanderScene
+        let pad = lander.pad.buttons.map { $0.convert($0.bounds, to: nil).center }
+        r.heard = []
+        r.rest(pad[1])
+        #expect(r.heard == ["Thrust, button"])
+        r.wait(1)
+        r.doubleTap(Point(x: 400, y: 500))
+        #expect(lander.model.engineOn && r.heard.last == "Thrust, button, selected", "\(r.heard)")
+        r.wait(2)
+        r.doubleTap(Point(x: 400, y: 500))
+        #expect(!lander.model.engineOn && r.heard.last == "Thrust, button")
+        r.rest(pad[2])
+        let heading = lander.model.state.heading
+        r.wait(1)
+        r.doubleTap(Point(x: 400, y: 500))
+        #expect(approx(lander.model.state.heading, heading + LanderModel.turnStep))
+        // The readout is there to be heard; the flight's end is said as it happens.
+        r.rest(lander.readout.convert(lander.readout.bounds, to: nil).center)
+        #expect(r.heard.last?.hasPrefix(lander.readout.text) == true, "\(r.heard)")
+        lander.model.state.vy = -30
+        for _ in 0..<600 where lander.model.isFlying { r.wait(1.0 / 60) }
+        #expect(r.heard.last == "Crashed")
     }
 
     @Test func aFlickRightOrLeftMovesToTheNextOrPreviousThing() {

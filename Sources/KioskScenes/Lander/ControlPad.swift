@@ -5,8 +5,9 @@ import KioskUI
 /// Three translucent buttons — turn port, fire engine, turn starboard — flown with true
 /// multi-touch: one thumb can hold the engine while the other turns; a finger sliding from one
 /// button to the next switches buttons; lifting or a cancel stops exactly what that finger did.
-/// Touch-and-hold the grip bar for a second, then drag, to move the pad (it rides above the
-/// finger so it stays visible).
+/// With one finger: a tap on the engine keeps it burning until the next tap, so one finger can
+/// turn meanwhile (nobody has to hold two at once). Touch-and-hold the grip bar for a second,
+/// then drag, to move the pad (it rides above the finger so it stays visible).
 final class ControlPad: View {
     enum Role: Int, CaseIterable { case port, fire, starboard }
 
@@ -14,9 +15,21 @@ final class ControlPad: View {
     let grip = GripView()
     private(set) var engine = false
     private(set) var turning = 0
+    /// The engine left burning by a tap on it (until the next tap, a hold, or a new flight).
+    private(set) var engineLatched = false
     var onChange: () -> Void = {}
     var onMoved: (Point) -> Void = { _ in }
-    private var fingers: [ObjectIdentifier: (touch: Touch, role: Role?)] = [:]
+    /// A turn button chosen by a screen reader's double tap or a keypad: one step that way.
+    var onTurnStep: (Int) -> Void = { _ in }
+    /// The longest press on the engine that counts as a tap (a longer one is a hold).
+    static let tapTime = 0.3
+    private var fingers: [ObjectIdentifier: Finger] = [:]
+    private struct Finger {
+        var touch: Touch
+        var role: Role?
+        let startRole: Role?
+        let began: Double
+    }
     private var mm = DisplayInfo.fallbackPointsPerMillimetre
     private var moving = false
 
@@ -77,18 +90,26 @@ final class ControlPad: View {
     }
 
     override func touchesBegan(_ touches: Set<Touch>, event: TouchEvent) {
-        for t in touches where t.view !== grip { fingers[ObjectIdentifier(t)] = (t, role(at: t.location(in: self), current: nil)) }
+        for t in touches where t.view !== grip {
+            let r = role(at: t.location(in: self), current: nil)
+            fingers[ObjectIdentifier(t)] = Finger(touch: t, role: r, startRole: r, began: t.timestamp)
+        }
         update()
     }
     override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {
         for t in touches {
             guard let f = fingers[ObjectIdentifier(t)] else { continue }
-            fingers[ObjectIdentifier(t)] = (t, role(at: t.location(in: self), current: f.role))
+            fingers[ObjectIdentifier(t)]?.role = role(at: t.location(in: self), current: f.role)
         }
         update()
     }
     override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {
-        for t in touches { fingers[ObjectIdentifier(t)] = nil }
+        for t in touches {
+            if let f = fingers.removeValue(forKey: ObjectIdentifier(t)), f.startRole == .fire, f.role == .fire {
+                // A tap leaves the engine burning (or stops it if it was); a hold ends with it.
+                engineLatched = t.timestamp - f.began < Self.tapTime ? !engineLatched : false
+            }
+        }
         update()
     }
     override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {
@@ -96,16 +117,28 @@ final class ControlPad: View {
         update()
     }
 
-    /// Stops everything (the scene is paused).
+    /// Stops everything (the scene is paused, a new flight).
     func cancelAll() {
         fingers.removeAll()
+        engineLatched = false
         update()
+    }
+
+    /// A button chosen without touching it (a screen reader's double tap): the engine's tap, or
+    /// one turn step.
+    func activate(_ role: Role) {
+        switch role {
+        case .fire: engineLatched.toggle(); update()
+        case .port: onTurnStep(-1)
+        case .starboard: onTurnStep(1)
+        }
     }
 
     private func update() {
         let held = Set(fingers.values.compactMap(\.role))
-        for b in buttons { b.isLit = held.contains(b.role) }
-        let e = held.contains(.fire)
+        let e = held.contains(.fire) || engineLatched
+        for b in buttons { b.isLit = b.role == .fire ? e : held.contains(b.role) }
+        buttons[Role.fire.rawValue].accessibilityTraits = e ? [.button, .selected] : .button
         let t = (held.contains(.starboard) ? 1 : 0) - (held.contains(.port) ? 1 : 0)
         if e != engine || t != turning {
             engine = e
@@ -118,6 +151,10 @@ final class ControlPad: View {
 /// One pad button: translucent (alpha 0.5), lit (0.75) while a finger is on it.
 final class PadButton: View {
     let role: ControlPad.Role
+    override func accessibilityActivate() -> Bool {
+        (superview as? ControlPad)?.activate(role)
+        return true
+    }
     var isLit = false { didSet { if isLit != oldValue { alpha = isLit ? 0.75 : 0.5 } } }
     override var drawsContent: Bool { true }
 

@@ -154,6 +154,15 @@ public struct LanderModel: Equatable, Sendable {
         }
     }
 
+    /// One turn step (`direction` −1 port, +1 starboard) at once: the turn buttons' tap for a
+    /// visitor who chooses them without holding them (a screen reader's double tap, a keypad).
+    public mutating func turnStep(_ direction: Int) {
+        guard isFlying else { return }
+        state.heading += Double(direction.signum()) * Self.turnStep
+        if state.heading > .pi { state.heading -= 2 * .pi } else if state.heading < -.pi { state.heading += 2 * .pi }
+    }
+    public static let turnStep = Double.pi / 12
+
     mutating func stepOnce() {
         let dt = Self.step
         steps += 1

@@ -109,6 +109,10 @@ public final class LanderScene: ViewScene {
         view.addSubview(infoButton)
 
         pad.onChange = { [unowned self] in applyInputs() }
+        pad.onTurnStep = { [unowned self] direction in
+            model.turnStep(direction)
+            updateViews()
+        }
         pad.onMoved = { [unowned self] centre in
             padFraction = Point(x: centre.x / max(1, view.bounds.width), y: centre.y / max(1, view.bounds.height))
         }
@@ -174,6 +178,7 @@ public final class LanderScene: ViewScene {
 
     private func restart() {
         model.reset()
+        pad.cancelAll() // a new flight starts with the engine off
         lastTime = nil
         applyInputs()
         updateViews()
@@ -185,7 +190,6 @@ public final class LanderScene: ViewScene {
         help = nil
         keyEngine = false
         keyTurn = 0
-        pad.cancelAll()
         restart()
     }
 
@@ -228,6 +232,7 @@ public final class LanderScene: ViewScene {
         if s.outcome != shownOutcome {
             shownOutcome = s.outcome
             showOutcome()
+            if !message.isHidden { view.root?.screenReader.announce(message.text) }
         }
     }
 

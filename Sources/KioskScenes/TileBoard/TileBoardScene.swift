@@ -168,7 +168,7 @@ public final class TileBoardScene: ViewScene {
         }
         placeTiles(animated: true)
         labelTiles()
-        refreshControls()
+        refreshControls(announcing: false)
     }
 
     /// A new visitor: a full board with nothing selected.
@@ -192,7 +192,7 @@ public final class TileBoardScene: ViewScene {
         }
         placeTiles(animated: true)
         labelTiles()
-        refreshControls()
+        refreshControls(announcing: false)
     }
 
     private func setTile(_ id: Int, on: Bool) {
@@ -200,15 +200,17 @@ public final class TileBoardScene: ViewScene {
         tileViews[id]?.isOn = on
     }
 
-    private func refreshControls() {
+    private func refreshControls(announcing: Bool = true) {
         let n = model.selectedIDs.count
         removeButton.isEnabled = n > 0
         refillButton.isEnabled = model.tiles.count < TileBoardModel.fullCount
+        let before = status.text
         if model.tiles.isEmpty {
             status.text = texts["tiles.empty"]
         } else {
             status.text = n == 0 ? texts["tiles.hint"] : texts.count("tiles.selected", n)
         }
+        if status.text != before, announcing { view.root?.screenReader.announce(status.text) }
     }
 
     /// What a screen reader calls each tile: its place among them (again when tiles come or go,
@@ -223,7 +225,7 @@ public final class TileBoardScene: ViewScene {
         removeButton.title = texts["tiles.remove"]
         refillButton.title = texts["tiles.refill"]
         labelTiles()
-        refreshControls()
+        refreshControls(announcing: false)
     }
 
     // MARK: Fingers on the board
