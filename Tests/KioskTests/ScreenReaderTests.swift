@@ -128,13 +128,17 @@ import Testing
         r.turnSpeechOn()
         let lander = r.shell.current as! LanderScene
         let pad = lander.pad.buttons.map { $0.convert($0.bounds, to: nil).center }
+        let start = lander.model.state
+        r.wait(30)
+        #expect(lander.model.state == start, "the rocket waits while the visitor explores")
         r.heard = []
         r.rest(pad[1])
         #expect(r.heard == ["Thrust, button"])
         r.wait(1)
         r.doubleTap(Point(x: 400, y: 500))
         #expect(lander.model.engineOn && r.heard.last == "Thrust, button, selected", "\(r.heard)")
-        r.wait(2)
+        for _ in 0..<120 { r.wait(1.0 / 60) }
+        #expect(lander.model.state.y > start.y, "flying from the first use of a control: it climbs")
         r.doubleTap(Point(x: 400, y: 500))
         #expect(!lander.model.engineOn && r.heard.last == "Thrust, button")
         r.rest(pad[2])
@@ -218,6 +222,37 @@ import Testing
         r.tap(Point(x: 640, y: 400))
         r.wait(2)
         #expect(r.shell.showing == .scene && r.reader.isOn && r.heard.isEmpty)
+        _ = saver
+    }
+
+    /// With speech on a visitor has longer (`[access] idle_timeout`), and is asked on screen and
+    /// aloud whether they need more time before it runs out; any touch gives it.
+    @Test func aVisitorWithSpeechHasLongerAndIsAskedBeforeTheirTimeRunsOut() {
+        let r = Rig()
+        let saver = ScreensaverController(shell: r.shell, scheduler: r.scheduler, idleTimeout: 60)
+        saver.accessibleIdleTimeout = 300
+        r.wait(59)
+        r.turnSpeechOn() // at 59 s: the visitor's time starts again, five minutes long
+        r.heard = []
+        r.wait(200)
+        #expect(r.shell.showing == .scene && !r.shell.isAskingForMoreTime)
+        r.wait(75) // 30 s before the end
+        #expect(r.shell.isAskingForMoreTime)
+        #expect(r.heard == ["Do you need more time? Touch the screen to go on."])
+        r.rest(Point(x: 900, y: 600)) // the first touch after a long pause answers it
+        #expect(!r.shell.isAskingForMoreTime)
+        r.wait(290)
+        #expect(r.shell.showing == .scene, "the time counted again from the touch")
+        r.wait(15)
+        #expect(r.shell.showing == .screensaver && !r.shell.isAskingForMoreTime)
+        // Without speech: the site's own timeout, and nobody is asked.
+        r.tap(Point(x: 640, y: 400))
+        r.wait(1)
+        r.turnSpeechOn() // off again
+        #expect(!r.reader.isOn)
+        r.heard = []
+        r.wait(61)
+        #expect(r.shell.showing == .screensaver && r.heard.isEmpty)
         _ = saver
     }
 

@@ -22,6 +22,12 @@ final class ScreensaverController {
     var onChange: ((Showing) -> Void)?
 
     var idleTimeout: Double { didSet { if idleTimeout != oldValue { restartIdleTimer() } } }
+    /// While speech is on, the screensaver waits this long instead (never less than
+    /// `idleTimeout`), and before it the visitor is asked whether they need more time.
+    var accessibleIdleTimeout = 300.0 { didSet { if accessibleIdleTimeout != oldValue { restartIdleTimer() } } }
+    /// The most warning a visitor in accessible use gets (half the time, when that is shorter).
+    static let moreTimeWarning = 30.0
+    private var moreTimeTimer: ScheduledTimer?
     /// Takes effect from the next time the screensaver starts.
     var blankDelay: Double
     /// Seconds a touch after hours shows the screensaver.
@@ -64,14 +70,29 @@ final class ScreensaverController {
     }
 
     private func restartIdleTimer() {
-        idleTimer?.cancel()
-        idleTimer = nil
+        stopIdleTimers()
         guard idleTimeout > 0, shell.showing == .scene || shell.overlay?.yieldsToScreensaver == true else { return }
+        let accessible = shell.isAccessibleUse && shell.showing == .scene
+        let timeout = accessible ? max(idleTimeout, accessibleIdleTimeout) : idleTimeout
         // An admin panel left open after hours gives way to black, not to the screensaver.
-        idleTimer = scheduler.schedule(after: idleTimeout) { [weak self] in
+        idleTimer = scheduler.schedule(after: timeout) { [weak self] in
             guard let self else { return }
+            self.shell.hideMoreTimePrompt()
             self.shell.show(self.isOpen() ? .screensaver : .closed)
         }
+        if accessible {
+            moreTimeTimer = scheduler.schedule(after: timeout - min(Self.moreTimeWarning, timeout / 2)) { [weak self] in
+                self?.shell.askForMoreTime()
+            }
+        }
+    }
+
+    private func stopIdleTimers() {
+        idleTimer?.cancel()
+        idleTimer = nil
+        moreTimeTimer?.cancel()
+        moreTimeTimer = nil
+        shell.hideMoreTimePrompt()
     }
 
     private func startBlankTimer() {
@@ -89,16 +110,14 @@ final class ScreensaverController {
         if old.isDark != now.isDark { onDark?(now.isDark) }
         switch now {
         case .screensaver:
-            idleTimer?.cancel()
-            idleTimer = nil
+            stopIdleTimers()
             startBlankTimer()
         case .scene, .admin:
             inhibitIdle(true)
             restartIdleTimer()
         case .closed, .afterHoursWake:
             // After hours the screen stays free to sleep whatever shows.
-            idleTimer?.cancel()
-            idleTimer = nil
+            stopIdleTimers()
             inhibitIdle(false)
         }
         if !now.isClosed { afterHoursTimer?.cancel(); afterHoursTimer = nil }

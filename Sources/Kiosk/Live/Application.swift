@@ -316,6 +316,7 @@ final class Application: WindowDelegate, InputSink {
     private func apply(_ new: Settings, over old: Settings?) {
         guard let running else { return }
         running.screensaver.idleTimeout = new.idleTimeout
+        running.screensaver.accessibleIdleTimeout = new.accessIdleTimeout
         running.screensaver.blankDelay = new.blankDelay
         running.screensaver.afterHoursWake = new.afterHoursWake
         running.openingHours.hours = new.hours

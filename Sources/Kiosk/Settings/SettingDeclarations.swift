@@ -166,6 +166,8 @@ extension Settings {
         .flag("shell", "stats", \.stats, default: "false", doc: "The frame statistics overlay."),
         .flag("access", "speech", \.speech, default: "false",
               doc: "Speech on for every visitor: touches explore the screen and hear it, a double tap chooses."),
+        .number("access", "idle_timeout", 0...86_400, \.accessIdleTimeout, default: "300",
+                doc: "Seconds without input before the screensaver while speech is on (never less than [shell] idle_timeout); the visitor is asked first whether they need more time."),
         SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"",
                            doc: "The kiosk's own language (default: the locale's, else the first of languages, else English).") { v, s, r in
             if let l = v.string.flatMap({ Language.named($0, in: r.languages) }) {

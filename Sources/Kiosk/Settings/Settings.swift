@@ -22,6 +22,8 @@ struct Settings: Equatable {
     // [access]
     /// Speech on for every visitor (explore by touch), as a site's default.
     var speech = false
+    /// Seconds without input before the screensaver while speech is on.
+    var accessIdleTimeout = 300.0
     /// The ALSA device speech is played on.
     var soundDevice = "default"
     /// When the kiosk is open (`OpeningHours`); always, by default.

@@ -122,7 +122,10 @@ final class Shell: Scene {
             guard let reader = self?.window.screenReader else { return }
             reader.setOn(!reader.isOn)
         }
-        window.screenReader.onChange = { [weak self] on in self?.chrome.bar.speechOn = on }
+        window.screenReader.onChange = { [weak self] on in
+            self?.chrome.bar.speechOn = on
+            self?.onActivity?() // the visitor's time is counted anew, at its accessible length
+        }
         updateChrome()
         suspendSpeechWhileAsleep()
     }
@@ -163,6 +166,7 @@ final class Shell: Scene {
         for s in scenes.values { s.texts = t }
         screensaver.texts = t
         chrome.bar.texts = t
+        chrome.moreTime.label.text = t["access.moreTime"]
         window.screenReader.texts = t
         updateSceneBar()
     }
@@ -241,6 +245,23 @@ final class Shell: Scene {
         }
         if next.isAdmin || old.isAdmin { onActivity?() }
     }
+
+    // MARK: More time
+
+    /// Whether the visitor uses the kiosk the accessible way (speech on): more time is given.
+    var isAccessibleUse: Bool { window.screenReader.isOn }
+
+    /// Asks, on screen and aloud, whether the visitor needs more time; any touch answers it.
+    func askForMoreTime() {
+        guard showing == .scene else { return }
+        chrome.moreTime.label.text = texts["access.moreTime"]
+        chrome.moreTime.isHidden = false
+        window.screenReader.announce(chrome.moreTime.label.text)
+    }
+
+    /// The visitor answered (any input), or their time ran out.
+    func hideMoreTimePrompt() { chrome.moreTime.isHidden = true }
+    var isAskingForMoreTime: Bool { !chrome.moreTime.isHidden }
 
     /// Shows scene `name` with a cross-fade (ending the screensaver); the old one is paused
     /// where it was. Not while closed or while the admin panel is open.

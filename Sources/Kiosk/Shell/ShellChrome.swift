@@ -13,6 +13,8 @@ final class ShellChrome {
     private let edges: [EdgeZone] = [EdgeZone(edge: .left), EdgeZone(edge: .right)]
     private let veil = Veil()
     private let adminHold = LongPressGestureRecognizer()
+    /// "Do you need more time?", over the scene before a visitor's time runs out.
+    let moreTime = MoreTimePrompt()
 
     /// A scene's button was tapped.
     var onChoose: ((String) -> Void)? { get { bar.onChoose } set { bar.onChoose = newValue } }
@@ -42,6 +44,7 @@ final class ShellChrome {
         }
         // The bar over the edges (a pill near an edge is the pill's), the veil over everything.
         window.addSubview(bar)
+        window.addSubview(moreTime)
         window.addSubview(veil)
         adminHold.numberOfTouchesRequired = 3
         adminHold.name = "admin hold"
@@ -79,6 +82,7 @@ final class ShellChrome {
         }
         veil.frame = Rect(origin: .zero, size: info.size)
         bar.layout(in: info)
+        moreTime.layout(in: info)
     }
 
     /// Shows what suits what is on screen: the bar and the edges over a scene (with more than
@@ -283,5 +287,33 @@ final class AccessPill: Button {
         canvas.strokeLine(from: Point(x: c.x, y: c.y - h * 0.12), to: Point(x: c.x, y: c.y + h * 0.06), width: line, color: color)
         canvas.strokeLine(from: Point(x: c.x, y: c.y + h * 0.06), to: Point(x: c.x - h * 0.11, y: c.y + h * 0.25), width: line, color: color)
         canvas.strokeLine(from: Point(x: c.x, y: c.y + h * 0.06), to: Point(x: c.x + h * 0.11, y: c.y + h * 0.25), width: line, color: color)
+    }
+}
+
+/// Asks a visitor in accessible use whether they need more time, before their time runs out:
+/// large text in a dark box across the middle of the screen. Any touch answers it (the shell
+/// counts every touch as activity), so the box itself takes none.
+final class MoreTimePrompt: View {
+    let label = Label()
+
+    override init(frame: Rect = .zero) {
+        super.init(frame: frame)
+        isHidden = true
+        isUserInteractionEnabled = false
+        backgroundColor = Color(rgb: 0x10161f)
+        borderColor = Color.lemon
+        borderWidth = 4
+        cornerRadius = 16
+        label.fontSize = 32
+        label.textColor = Color.paper
+        label.alignment = .center
+        label.numberOfLines = 3
+        addSubview(label)
+    }
+
+    func layout(in info: DisplayInfo) {
+        let width = min(info.size.width - 48, 900), height = min(info.size.height - 48, 220.0)
+        frame = Rect(x: (info.size.width - width) / 2, y: (info.size.height - height) / 2, width: width, height: height)
+        label.frame = Rect(x: 24, y: 24, width: width - 48, height: height - 48)
     }
 }

@@ -16,7 +16,7 @@ extension TextCatalog {
         "lander.crashed": "Crashed",
         "lander.flyAgain": "Fly again",
         "lander.help.title": "How to fly",
-        "lander.help.body": "Hold the middle button to fire the engine; the side buttons turn the rocket. Use two thumbs: one on the engine, one turning.\nLand gently on the flat, lit pad: upright, slower than 2 m/s down and 1 m/s sideways.\nDouble-tap anywhere to start again. Hold the bar above the buttons for a second to move them.",
+        "lander.help.body": "Hold the middle button to fire the engine, or tap it to keep it burning until the next tap; the side buttons turn the rocket.\nLand gently on the flat, lit pad: upright, slower than 2 m/s down and 1 m/s sideways.\nDouble-tap anywhere to start again. Hold the bar above the buttons for a second to move them.",
 
         "lander.thrust": "Thrust",
         "lander.turnLeft": "Turn left",
@@ -92,6 +92,7 @@ extension TextCatalog {
         "access.speechOn": "Speech on. Touch the screen to hear what is there; double-tap to choose it. Tap three times with two fingers to turn speech off.",
         "access.speechOff": "Speech off.",
         "access.speech": "Speech",
+        "access.moreTime": "Do you need more time? Touch the screen to go on.",
 
         // Setup
         "setup.title": "Set up this panel",
@@ -190,5 +191,6 @@ extension TextCatalog {
         "access.tile": "Spoken for one tile of the tile board: its place among all tiles.",
         "access.speech": "The name of the scene bar's round button with the symbol of access: it turns speech on and off.",
         "access.speechOn": "Spoken when a visitor turns speech on: how to explore the screen without seeing it.",
+        "access.moreTime": "Shown and spoken before the kiosk starts afresh for the next visitor, while speech is on: any touch keeps the visitor's place.",
     ]
 }

@@ -46,6 +46,10 @@ public final class LanderScene: ViewScene {
     private var lastTime: Double?
     private var isActive = true
     private var shownOutcome = LanderOutcome.flying
+    /// Whether this flight's controls were used yet. With speech on, the rocket waits for
+    /// that: a visitor who explores the screen by touch first must not crash meanwhile.
+    private var controlsUsed = false
+    private var waitsForTheVisitor: Bool { !controlsUsed && view.root?.screenReader.isOn == true }
 
     public init(fonts: FontCache, scheduler: Scheduler = ManualScheduler(), store: SceneStore? = nil,
                 themeDirectory: String? = nil, report: @escaping (String) -> Void = { _ in }) {
@@ -110,6 +114,7 @@ public final class LanderScene: ViewScene {
 
         pad.onChange = { [unowned self] in applyInputs() }
         pad.onTurnStep = { [unowned self] direction in
+            if !controlsUsed { startFlying() }
             model.turnStep(direction)
             updateViews()
         }
@@ -179,6 +184,7 @@ public final class LanderScene: ViewScene {
     private func restart() {
         model.reset()
         pad.cancelAll() // a new flight starts with the engine off
+        controlsUsed = false
         lastTime = nil
         applyInputs()
         updateViews()
@@ -193,9 +199,16 @@ public final class LanderScene: ViewScene {
         restart()
     }
 
+    /// The first use of a control: a rocket that waited counts its time from now.
+    private func startFlying() {
+        if waitsForTheVisitor { lastTime = nil }
+        controlsUsed = true
+    }
+
     private func applyInputs() {
         model.engineOn = pad.engine || keyEngine
         model.turning = max(-1, min(1, pad.turning + keyTurn))
+        if !controlsUsed, model.engineOn || model.turning != 0 { startFlying() }
         updateViews()
     }
 
@@ -207,13 +220,13 @@ public final class LanderScene: ViewScene {
     }
 
     public override func advance(to time: Double) {
-        if isActive, model.isFlying, let last = lastTime { model.advance(by: time - last) }
+        if isActive, model.isFlying, !waitsForTheVisitor, let last = lastTime { model.advance(by: time - last) }
         lastTime = time
         updateViews()
         super.advance(to: time)
     }
 
-    public override var isAnimating: Bool { (isActive && model.isFlying) || view.isAnimating }
+    public override var isAnimating: Bool { (isActive && model.isFlying && !waitsForTheVisitor) || view.isAnimating }
 
     private func updateViews() {
         let size = view.bounds.size
@@ -247,6 +260,7 @@ public final class LanderScene: ViewScene {
 
     public override func applyTexts() {
         flyAgain.title = texts["lander.flyAgain"]
+        infoButton.accessibilityLabel = texts["lander.help.title"]
         for b in pad.buttons { b.accessibilityLabel = texts[PadButton.textKeys[b.role.rawValue]] }
         showOutcome()
         if let help { fillHelp(help) }
