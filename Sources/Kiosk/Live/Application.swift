@@ -306,6 +306,7 @@ final class Application: WindowDelegate, InputSink {
         shell.setLanguages(s.visitorTexts)
         if shell.speaksByDefault != s.speech { shell.window.screenReader.setOn(s.speech) }
         shell.speaksByDefault = s.speech
+        shell.mountingHeight = s.reachHeight
         // A scene asked for on the command line is this run's start scene.
         shell.homeScene = overrides.scene.flatMap(catalog.canonicalName) ?? s.start
     }

@@ -166,6 +166,8 @@ extension Settings {
         .flag("shell", "stats", \.stats, default: "false", doc: "The frame statistics overlay."),
         .flag("access", "speech", \.speech, default: "false",
               doc: "Speech on for every visitor: touches explore the screen and hear it, a double tap chooses."),
+        .number("access", "reach_height_mm", 0...5000, \.reachHeight, default: "0",
+                doc: "How high the screen's top edge is above the floor, in millimetres: controls move below 1220 mm, a seated visitor's highest reach; 0: not known."),
         .number("access", "idle_timeout", 0...86_400, \.accessIdleTimeout, default: "300",
                 doc: "Seconds without input before the screensaver while speech is on (never less than [shell] idle_timeout); the visitor is asked first whether they need more time."),
         SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"",

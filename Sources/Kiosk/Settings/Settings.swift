@@ -24,6 +24,8 @@ struct Settings: Equatable {
     var speech = false
     /// Seconds without input before the screensaver while speech is on.
     var accessIdleTimeout = 300.0
+    /// The screen's top edge above the floor in millimetres (0: not known).
+    var reachHeight = 0.0
     /// The ALSA device speech is played on.
     var soundDevice = "default"
     /// When the kiosk is open (`OpeningHours`); always, by default.

@@ -86,6 +86,17 @@ final class Shell: Scene {
         didSet { if showsSceneBar != oldValue { updateSceneBar(); active.invalidation.addAll() } }
     }
     private var info = DisplayInfo(size: Size(width: 1, height: 1))
+    /// How high the screen's top edge is above the floor, in millimetres (`[access]
+    /// reach_height_mm`; 0: not known): what lies above a seated visitor's reach gets no controls.
+    var mountingHeight = 0.0 {
+        didSet { if mountingHeight != oldValue && laidOut { layout(info) } }
+    }
+    /// The screen as the bar and the scenes see it: below the reach line, when there is one.
+    private var reachableInfo: DisplayInfo {
+        var i = info
+        i.safeAreaInsets.top = max(i.safeAreaInsets.top, Reach.unreachableTop(of: info, mountingHeight: mountingHeight))
+        return i
+    }
     private var time = 0.0
     static let fade = 0.3
 
@@ -210,8 +221,8 @@ final class Shell: Scene {
         laidOut = true
         window.setDisplay(info)
         fadeView.frame = Rect(origin: .zero, size: info.size)
-        chrome.layout(info)
-        sceneInfo = Self.info(info, under: sceneBarFrames)
+        chrome.layout(reachableInfo)
+        sceneInfo = Self.info(reachableInfo, under: sceneBarFrames)
         // The screensaver and the admin panel hide the bar: they have the whole screen.
         screensaver.layout(info)
         closedScreen.layout(info)
@@ -417,9 +428,9 @@ final class Shell: Scene {
 
     /// The bar came, went or changed (a setting, the list of scenes): scenes relayout to suit.
     private func updateSceneBar() {
-        if laidOut { chrome.bar.layout(in: info) }
+        if laidOut { chrome.bar.layout(in: reachableInfo) }
         updateChrome()
-        let newInfo = Self.info(info, under: sceneBarFrames)
+        let newInfo = Self.info(reachableInfo, under: sceneBarFrames)
         guard newInfo != sceneInfo else { return }
         sceneInfo = newInfo
         guard laidOut else { return }
