@@ -187,12 +187,14 @@ public final class ScreenReader {
     /// it. True when the key was the reader's.
     public func handle(_ key: KeyEvent) -> Bool {
         guard !isSuspended else { return false }
+        // A key held down does not repeat its step (EN 301 549 5.7: no repeat to be slowed).
+        let pressed = key.pressed && !key.isRepeat
         switch key.keysym {
-        case Key.tab where key.modifiers.contains(.shift), Key.leftTab: if key.pressed { move(by: -1) }
-        case Key.tab: if key.pressed { move(by: 1) }
-        case Key.right where isOn, Key.down where isOn: if key.pressed { move(by: 1) }
-        case Key.left where isOn, Key.up where isOn: if key.pressed { move(by: -1) }
-        case Key.return, Key.keypadEnter: guard focused != nil else { return false }; if key.pressed { activate() }
+        case Key.tab where key.modifiers.contains(.shift), Key.leftTab: if pressed { move(by: -1) }
+        case Key.tab: if pressed { move(by: 1) }
+        case Key.right where isOn, Key.down where isOn: if pressed { move(by: 1) }
+        case Key.left where isOn, Key.up where isOn: if pressed { move(by: -1) }
+        case Key.return, Key.keypadEnter: guard focused != nil else { return false }; if pressed { activate() }
         case Key.escape: guard focused != nil else { return false }; focused = nil
         default: return false
         }

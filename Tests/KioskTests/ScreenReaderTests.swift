@@ -256,6 +256,28 @@ import Testing
         _ = saver
     }
 
+    /// A key held down is one step: its repeats move nothing and choose nothing again.
+    @Test func aHeldKeyDoesNotRepeatItsStep() {
+        let r = Rig()
+        r.turnSpeechOn()
+        func key(_ k: UInt32, pressed: Bool = true, repeated: Bool = false) {
+            r.shell.handle(KeyEvent(keysym: k, text: "", pressed: pressed, isRepeat: repeated, time: r.now))
+            r.wait(0.1)
+        }
+        r.heard = []
+        key(Key.tab)
+        for _ in 0..<5 { key(Key.tab, repeated: true) }
+        key(Key.tab, pressed: false)
+        #expect(r.heard == ["Lander, scene, selected"])
+        key(Key.tab); key(Key.tab, pressed: false)
+        key(Key.return)
+        for _ in 0..<5 { key(Key.return, repeated: true) }
+        key(Key.return, pressed: false)
+        r.wait(1)
+        #expect(r.shell.currentName == "tiles")
+        #expect(r.heard.filter { $0.hasPrefix("Tiles, scene, selected") }.count == 1, "\(r.heard)")
+    }
+
     /// A keypad or keyboard, as on ticket machines: Tab moves a visible ring (and speaks, with
     /// speech on), Enter chooses, Escape leaves; without speech the arrows stay the lander's.
     @Test func aKeypadMovesARingThroughTheControlsAndEnterChooses() {
