@@ -45,8 +45,12 @@ final class AlsaOutput: SoundOutput {
         snd_pcm_prepare(pcm)
     }
 
+    /// Plays out what is queued, then lets go of the device.
     func close() {
-        if let pcm { snd_pcm_close(pcm) }
+        if let pcm {
+            snd_pcm_drain(pcm)
+            snd_pcm_close(pcm)
+        }
         pcm = nil
     }
 

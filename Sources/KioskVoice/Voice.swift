@@ -102,16 +102,42 @@ package final class Voice: @unchecked Sendable {
             locked { pending = nil; running = false }
             return
         }
-        while let u = next() {
-            speak(u.text, language: u.language, number: u.number)
-            locked { speaking = false }
+        while true {
+            guard let u = next(within: closeAfter) else {
+                // Quiet for a while: the sound has played; let go of the device so that an idle
+                // kiosk keeps no sound card running (and another program may use it).
+                output.close()
+                guard let u = next(within: nil) else { return }
+                say(u)
+                continue
+            }
+            say(u)
         }
     }
 
-    /// Sleeps until there is something to say; nil when the voice is shut down.
-    private func next() -> (text: String, language: String, number: Int)? {
-        locked {
-            while running && pending == nil { pthread_cond_wait(wake, mutex) }
+    /// Seconds of quiet after which the device is closed (set before the first utterance).
+    var closeAfter = 3.0
+
+    private func say(_ u: (text: String, language: String, number: Int)) {
+        speak(u.text, language: u.language, number: u.number)
+        locked { speaking = false }
+    }
+
+    /// Sleeps until there is something to say (nil after `seconds` of nothing, or when the voice
+    /// is shut down).
+    private func next(within seconds: Double?) -> (text: String, language: String, number: Int)? {
+        var deadline = timespec()
+        if let seconds {
+            clock_gettime(CLOCK_REALTIME, &deadline)
+            let ns = Int(deadline.tv_nsec) + Int(seconds * 1e9)
+            deadline.tv_sec += ns / 1_000_000_000
+            deadline.tv_nsec = ns % 1_000_000_000
+        }
+        return locked {
+            while running && pending == nil {
+                if seconds == nil { pthread_cond_wait(wake, mutex) }
+                else if pthread_cond_timedwait(wake, mutex, &deadline) == ETIMEDOUT { break }
+            }
             guard running, let p = pending else { return nil }
             pending = nil
             speaking = true
@@ -205,5 +231,6 @@ protocol SoundOutput: AnyObject {
     func write(_ samples: UnsafeBufferPointer<Int16>) throws
     /// Drops what is queued and not yet played.
     func discard()
+    /// Plays out what is queued and lets go of the device (opened again for the next sound).
     func close()
 }

@@ -14,17 +14,26 @@ RATE = 22050  # espeak-ng's
 
 
 def recording_device(folder):
-    """An ALSA configuration whose default device writes what is played, raw, to speech.raw."""
+    """An ALSA configuration whose default device writes what is played, raw, into
+    `folder`/sound/: speech.raw, then speech.raw.0001… each time the kiosk opens it again (it
+    lets go of the device after a few quiet seconds). The folder is open to the kiosk's user."""
+    sound = folder / "sound"
+    sound.mkdir(exist_ok=True)
+    sound.chmod(0o777)
     conf = folder / "asound.conf"
-    conf.write_text(f'pcm.!default {{ type file slave.pcm "null" file "{folder / "speech.raw"}" format "raw" }}\n'
+    conf.write_text(f'pcm.!default {{ type file slave.pcm "null" file "{sound / "speech.raw"}" format "raw" truncate false }}\n'
                     'pcm.null { type null }\n')
     conf.chmod(0o644)
     return str(conf)
 
 
-def measured(raw):
-    """The recording as WAV beside it, and its length and RMS amplitude (0 to 1) by sox."""
-    wav = raw.with_suffix(".wav")
+def measured(folder):
+    """Everything played, as speech.wav beside the recordings, and its length and RMS amplitude
+    (0 to 1) by sox."""
+    sound = folder / "sound"
+    raw = sound / "all.raw"
+    raw.write_bytes(b"".join(p.read_bytes() for p in sorted(sound.glob("speech.raw*"))))
+    wav = folder / "speech.wav"
     subprocess.run(["sox", "-t", "raw", "-r", str(RATE), "-e", "signed", "-b", "16", "-c", "1", str(raw), str(wav)],
                    check=True)
     stat = subprocess.run(["sox", str(wav), "-n", "stat"], capture_output=True, text=True, check=True).stderr
@@ -80,7 +89,7 @@ def test_speech_on_by_the_gesture_the_bar_explored_and_tiles_chosen_by_a_double_
         assert spoken[:3] == ["Speech on. Touch the screen to hear what is there; double-tap to choose it. "
                               "Tap three times with two fingers to turn speech off.",
                               "Lander, scene, selected", "Tiles, scene"], spoken
-    seconds, rms = measured(tmp_path / "speech.raw")
+    seconds, rms = measured(tmp_path)
     assert seconds > 1 and rms > 0.02, f"the kiosk's voice: {seconds} s at RMS {rms}"
     assert "speech: " not in re.sub(r"speech \(en\)", "", k.stderr), "the voice reported a fault"
 
@@ -116,9 +125,6 @@ def test_sway_a_keypad_visitor_hears_the_bar_and_chooses_tiles_with_enter(tmp_pa
 
     sway = Sway()
     try:
-        raw = sway.dir / "speech.raw"
-        raw.touch(mode=0o666)
-        raw.chmod(0o666)
         k = run_kiosk_as_user(sway, "--verbose", "--scene", "lander",
                               "--config", config_file(sway, CONFIG + "[access]\nspeech = true\n"),
                               env=sway.env(ALSA_CONFIG_PATH=recording_device(sway.dir)))
@@ -134,7 +140,7 @@ def test_sway_a_keypad_visitor_hears_the_bar_and_chooses_tiles_with_enter(tmp_pa
             time.sleep(1)
         finally:
             k.close()
-        seconds, rms = measured(raw)
+        seconds, rms = measured(sway.dir)
         assert seconds > 1 and rms > 0.02, f"the kiosk's voice under sway: {seconds} s at RMS {rms}"
     finally:
         sway.close()

@@ -52,6 +52,22 @@ import KioskCore
         #expect(Array(output.chunks.suffix(2)) == [8, 8], "the new utterance is spoken whole, last")
     }
 
+    @Test func aQuietVoiceLetsGoOfTheDeviceAndOpensItAgainToSpeak() {
+        let output = FakeOutput(pacing: 0)
+        let voice = Voice(synthesizer: FakeSynthesizer(), output: output) { _, _ in }
+        voice.closeAfter = 0.05
+        defer { voice.shutDown() }
+        voice.say("one", language: "en")
+        voice.waitUntilQuiet()
+        waitFor { output.closes == 1 }
+        #expect(output.closes == 1, "an idle kiosk keeps no sound card running")
+        voice.say("two", language: "en")
+        voice.say("three", language: "en")
+        voice.waitUntilQuiet()
+        waitFor { output.closes == 2 }
+        #expect(output.opened == ["default", "default"] && output.closes == 2)
+    }
+
     @Test func aMissingDeviceIsOneLineUntilItWorksAgain() {
         let output = FakeOutput(pacing: 0)
         output.broken = true
@@ -148,7 +164,8 @@ private final class FakeOutput: SoundOutput, @unchecked Sendable {
         played.add("\(samples[0])")
     }
     func discard() { discards += 1 }
-    func close() { isOpen = false }
+    private(set) var closes = 0
+    func close() { if isOpen { closes += 1 }; isOpen = false }
 }
 
 private final class Lines: @unchecked Sendable {
