@@ -173,6 +173,52 @@ import Glibc
         #expect(!r.scene.model.engineOn && r.scene.pad.buttons[1].alpha == 0.5)
     }
 
+    /// A visitor who can use one finger at a time lands on the pad: the engine is tapped on and
+    /// off, a turn button held alone; never two fingers down at once.
+    @Test func oneFingerAtATimeLandsOnThePad() {
+        let r = rig()
+        let button = ControlPad.Role.allCases.map { centre(r, $0) }
+        var held: ControlPad.Role?
+        var fingersDown = 0, taps = 0
+        func press(_ role: ControlPad.Role) {
+            #expect(fingersDown == 0, "one finger at a time")
+            fingersDown += 1
+            r.send([touch(1, .began, button[role.rawValue].x, button[role.rawValue].y)])
+        }
+        func lift(_ role: ControlPad.Role) {
+            fingersDown -= 1
+            r.send([touch(1, .ended, button[role.rawValue].x, button[role.rawValue].y)], after: 0.05)
+        }
+        let t = r.scene.model.terrain, pad = (t.padStart + t.padEnd) / 2
+        for _ in 0..<(120 * 60) where r.scene.model.isFlying {
+            let m = r.scene.model, p = m.positionMetres, s = m.state
+            let altitude = p.y - t.height(at: p.x)
+            // Over the pad: upright and sinking slowly; on the way: leaning toward it.
+            let wantVX = max(-3, min(3, (pad - p.x) * 0.25))
+            let wantHeading = altitude < 12 || abs(pad - p.x) < 1 ? -s.vx * 0.15 : max(-0.35, min(0.35, (wantVX - s.vx) * 0.3))
+            let wantVY = altitude > 30 ? -4.0 : -max(0.8, altitude * 0.12)
+            let needsEngine = s.vy < wantVY - 0.2 ? true : s.vy > wantVY + 0.2 ? false : m.engineOn
+            if needsEngine != m.engineOn {
+                if let h = held { lift(h); held = nil }
+                press(.fire)
+                lift(.fire)
+                taps += 1
+                continue
+            }
+            let error = wantHeading - s.heading
+            let turn: ControlPad.Role? = abs(error) < 0.03 ? nil : error > 0 ? .starboard : .port
+            if turn != held {
+                if let h = held { lift(h) }
+                if let turn { press(turn) }
+                held = turn
+            } else {
+                r.wait(1.0 / 60)
+            }
+        }
+        #expect(r.scene.model.state.outcome == .landed, "\(r.scene.model.state)")
+        #expect(taps >= 2, "the engine was tapped on and off")
+    }
+
     @Test func chosenWithoutTouchingTheEngineTogglesAndATurnButtonTurnsOneStep() {
         let r = rig()
         let heading = r.scene.model.state.heading
