@@ -179,7 +179,7 @@ import Glibc
         let r = rig()
         let button = ControlPad.Role.allCases.map { centre(r, $0) }
         var held: ControlPad.Role?
-        var fingersDown = 0, taps = 0
+        var fingersDown = 0, taps = 0, burningUntouched = 0
         func press(_ role: ControlPad.Role) {
             #expect(fingersDown == 0, "one finger at a time")
             fingersDown += 1
@@ -197,7 +197,8 @@ import Glibc
             let wantVX = max(-3, min(3, (pad - p.x) * 0.25))
             let wantHeading = altitude < 12 || abs(pad - p.x) < 1 ? -s.vx * 0.15 : max(-0.35, min(0.35, (wantVX - s.vx) * 0.3))
             let wantVY = altitude > 30 ? -4.0 : -max(0.8, altitude * 0.12)
-            let needsEngine = s.vy < wantVY - 0.2 ? true : s.vy > wantVY + 0.2 ? false : m.engineOn
+            if m.engineOn && fingersDown == 0 { burningUntouched += 1 }
+            let needsEngine = s.vy < wantVY - 0.4 ? true : s.vy > wantVY + 0.4 ? false : m.engineOn
             if needsEngine != m.engineOn {
                 if let h = held { lift(h); held = nil }
                 press(.fire)
@@ -216,7 +217,8 @@ import Glibc
             }
         }
         #expect(r.scene.model.state.outcome == .landed, "\(r.scene.model.state)")
-        #expect(taps >= 2, "the engine was tapped on and off")
+        #expect(taps >= 2, "the engine tapped on and off")
+        #expect(burningUntouched > 2 * 60, "the engine burnt \(burningUntouched) frames with no finger on it")
     }
 
     @Test func chosenWithoutTouchingTheEngineTogglesAndATurnButtonTurnsOneStep() {
