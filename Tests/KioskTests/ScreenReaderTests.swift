@@ -146,6 +146,11 @@ import Testing
         r.wait(1)
         r.doubleTap(Point(x: 400, y: 500))
         #expect(approx(lander.model.state.heading, heading + LanderModel.turnStep))
+        #expect(r.heard.last == "Tilted 15° right", "what the turn did is said")
+        r.rest(pad[0])
+        r.wait(1)
+        r.doubleTap(Point(x: 400, y: 500))
+        #expect(r.heard.last == "Upright")
         // The readout is there to be heard; the flight's end is said as it happens.
         r.rest(lander.readout.convert(lander.readout.bounds, to: nil).center)
         #expect(r.heard.last?.hasPrefix(lander.readout.text) == true, "\(r.heard)")

@@ -21,6 +21,9 @@ extension TextCatalog {
         "lander.thrust": "Thrust",
         "lander.turnLeft": "Turn left",
         "lander.turnRight": "Turn right",
+        "lander.tiltLeft": "Tilted {degrees}° left",
+        "lander.tiltRight": "Tilted {degrees}° right",
+        "lander.upright": "Upright",
 
         // Tile board
         "tiles.remove": "Remove",
@@ -182,6 +185,9 @@ extension TextCatalog {
         "lander.thrust": "Spoken by the screen reader: the button that fires the rocket's engine.",
         "lander.turnLeft": "Spoken by the screen reader: the button that turns the rocket to the left.",
         "lander.turnRight": "Spoken by the screen reader: the button that turns the rocket to the right.",
+        "lander.tiltLeft": "Spoken after a turn button was chosen by the screen reader: how far the rocket leans to the left.",
+        "lander.tiltRight": "Spoken after a turn button was chosen by the screen reader: how far the rocket leans to the right.",
+        "lander.upright": "Spoken after a turn button was chosen by the screen reader: the rocket stands straight up.",
         "access.button": "Spoken after a control's name: what kind of thing it is (\"Remove, button\").",
         "access.scene": "Spoken after a scene's name in the scene bar (\"Tiles, scene, selected\").",
         "access.header": "Spoken after a heading's text.",

@@ -117,6 +117,7 @@ public final class LanderScene: ViewScene {
             if !controlsUsed { startFlying() }
             model.turnStep(direction)
             updateViews()
+            view.root?.screenReader.announce(tiltText)
         }
         pad.onMoved = { [unowned self] centre in
             padFraction = Point(x: centre.x / max(1, view.bounds.width), y: centre.y / max(1, view.bounds.height))
@@ -272,6 +273,13 @@ public final class LanderScene: ViewScene {
         p.bodyLabel.text = texts["lander.help.body"]
         p.closeButton.title = texts["panel.close"]
         p.setNeedsLayout()
+    }
+
+    /// How the rocket leans, in whole degrees ("Tilted 15° right"), for a visitor who cannot see it.
+    var tiltText: String {
+        let degrees = Int((model.state.heading * 180 / .pi).rounded())
+        if degrees == 0 { return texts["lander.upright"] }
+        return texts(degrees < 0 ? "lander.tiltLeft" : "lander.tiltRight", ["degrees": String(abs(degrees))])
     }
 
     private func show(_ text: String, _ color: Color) {
