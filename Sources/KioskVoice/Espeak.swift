@@ -33,6 +33,14 @@ final class Espeak: Synthesizer {
         return true
     }
 
+    func speak(like manner: Voice.Manner) {
+        guard manner != self.manner else { return }
+        self.manner = manner
+        _ = espeak_ng_SetParameter(espeakRATE, Int32(manner.wordsPerMinute), 0)
+        _ = espeak_ng_SetParameter(espeakVOLUME, Int32(manner.volume), 0)
+    }
+    private var manner = Voice.Manner()
+
     func synthesize(_ text: String, chunk: (UnsafeBufferPointer<Int16>) -> Bool) throws {
         try withoutActuallyEscaping(chunk) { chunk in
             var box = chunk

@@ -51,6 +51,21 @@ package final class Voice: @unchecked Sendable {
         startIfNeeded()
     }
 
+    /// How the voice speaks: words per minute (80 to 450) and loudness in per cent (0 to 200).
+    package struct Manner: Equatable, Sendable {
+        package var wordsPerMinute = 175
+        package var volume = 100
+        package init(wordsPerMinute: Int = 175, volume: Int = 100) {
+            (self.wordsPerMinute, self.volume) = (wordsPerMinute, volume)
+        }
+    }
+    private var wantedManner = Manner()
+    /// From the next utterance (`[access] speech_rate`, `speech_volume`).
+    package var manner: Manner {
+        get { locked { wantedManner } }
+        set { locked { wantedManner = newValue } }
+    }
+
     /// The ALSA device to speak on from the next utterance.
     package var device: String {
         get { locked { wantedDevice } }
@@ -148,6 +163,7 @@ package final class Voice: @unchecked Sendable {
     private func speak(_ text: String, language: String, number: Int) {
         guard openDevice() else { return }
         chooseVoice(language)
+        synthesizer.speak(like: manner)
         var interrupted = false
         do {
             try synthesizer.synthesize(text) { samples in
@@ -215,6 +231,8 @@ protocol Synthesizer: AnyObject {
     var sampleRate: Int { get }
     /// Speaks what follows in `language` (ISO 639-1); false when it has no voice for it.
     func use(language: String) -> Bool
+    /// Speaks what follows at this pace and loudness.
+    func speak(like manner: Voice.Manner)
     /// Hands each chunk of 16-bit mono samples to `chunk` as it is made; stops when it says false.
     func synthesize(_ text: String, chunk: (UnsafeBufferPointer<Int16>) -> Bool) throws
 }

@@ -27,6 +27,18 @@ import KioskCore
         var chunks = 0
         try espeak.synthesize(Texts()["access.speechOn"]) { _ in chunks += 1; return false }
         #expect(chunks == 1)
+        // Faster is shorter; softer is quieter.
+        func spoken(_ manner: Voice.Manner) throws -> [Int16] {
+            espeak.speak(like: manner)
+            var samples: [Int16] = []
+            try espeak.synthesize("Tiles, scene, selected") { samples += $0; return true }
+            return samples
+        }
+        _ = espeak.use(language: "en")
+        let normal = try spoken(Voice.Manner()), fast = try spoken(Voice.Manner(wordsPerMinute: 300))
+        let soft = try spoken(Voice.Manner(volume: 30))
+        #expect(Double(fast.count) < 0.75 * Double(normal.count), "\(fast.count) vs \(normal.count) samples")
+        #expect(rms(soft) < 0.5 * rms(normal), "\(rms(soft)) vs \(rms(normal))")
     }
 
     @Test func aMissingSoundDeviceIsNamedInTheError() {
@@ -126,6 +138,8 @@ private final class FakeSynthesizer: Synthesizer, @unchecked Sendable {
     private(set) var spokenIn: [String] = []
     private var language = "en"
     func load() throws {}
+    private(set) var manners: [Voice.Manner] = []
+    func speak(like manner: Voice.Manner) { manners.append(manner) }
     func use(language: String) -> Bool {
         guard ["en", "fr"].contains(language) else { return false }
         self.language = language

@@ -327,6 +327,7 @@ final class Application: WindowDelegate, InputSink {
         }
         if new.metricsTextfile != metricsFile?.path { setMetricsFile(new.metricsTextfile) }
         voice.device = new.soundDevice
+        voice.manner = Voice.Manner(wordsPerMinute: Int(new.speechRate), volume: Int(new.speechVolume))
         running.stage.showsStats = new.stats
         running.stage.apply(new)
     }

@@ -88,6 +88,8 @@ extension Settings {
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
             else { r.problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
         },
+        .number("access", "speech_rate", 80...450, \.speechRate, default: "175", doc: "How fast the voice speaks, in words per minute (80 to 450)."),
+        .number("access", "speech_volume", 0...200, \.speechVolume, default: "100", doc: "How loud the voice speaks, in per cent of espeak-ng's normal (0 to 200)."),
         SettingDeclaration(section: "access", name: "sound_device", defaultText: "\"default\"",
                            doc: "The ALSA device speech is played on (aplay -L lists them); \"default\" is the system's.") { v, s, r in
             if let d = v.string, !d.isEmpty, !d.contains(where: \.isWhitespace) { s.soundDevice = d }

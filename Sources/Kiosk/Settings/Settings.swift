@@ -26,6 +26,9 @@ struct Settings: Equatable {
     var accessIdleTimeout = 300.0
     /// The screen's top edge above the floor in millimetres (0: not known).
     var reachHeight = 0.0
+    /// The voice's pace (words per minute) and loudness (per cent).
+    var speechRate = 175.0
+    var speechVolume = 100.0
     /// The ALSA device speech is played on.
     var soundDevice = "default"
     /// When the kiosk is open (`OpeningHours`); always, by default.
