@@ -8,8 +8,9 @@ import KioskCore
 /// already queued for the device is dropped), as a screen reader does when the finger moves on.
 /// A kiosk whose speech is never turned on starts no thread and loads no voice.
 ///
-/// `@unchecked Sendable`: `pending`, `generation` and `running` are read and written only with
-/// `mutex` held; the synthesizer and the output are used only by the voice's thread.
+/// `@unchecked Sendable`: what the caller and the thread share (`pending`, `generation`, the
+/// flags, the wanted device and manner) is read and written only with `mutex` held; the
+/// synthesizer, the output and the fault bookkeeping are used only by the voice's thread.
 package final class Voice: @unchecked Sendable {
     private let synthesizer: any Synthesizer
     private let output: any SoundOutput
