@@ -1,5 +1,5 @@
 """The layers are SwiftPM modules whose dependencies point down the data flow
-(Core ← Render ← UI ← Scenes; Platform on Core and Render; the app on all). The compiler, not a
+(Core ← Render ← UI ← Scenes; Platform on Core and Render; Voice on Core; the app on all). The compiler, not a
 grep, rejects an upward import: each case below adds one to a copy of the package and builds
 it the way `make build` does. The unchanged copy builds, so a failure is the import's."""
 import shutil
@@ -19,6 +19,9 @@ UPWARD = [
     ("KioskScenes", "Sources/KioskScenes/Lander/LanderModel.swift", "KioskPlatform"),
     ("KioskPlatform", "Sources/KioskPlatform/Window.swift", "KioskUI"),
     ("KioskUI", "Sources/KioskUI/View.swift", "CWayland"),
+    # The voice hears text and a language, nothing of the views that said it.
+    ("KioskVoice", "Sources/KioskVoice/Voice.swift", "KioskUI"),
+    ("KioskUI", "Sources/KioskUI/ScreenReader.swift", "CSpeech"),
     ("KioskScenes", "Sources/KioskScenes/TouchTest/TouchTestScene.swift", "CXKBCommon"),
     # The program that runs as root keeps to libc and plain values.
     ("KioskSession", "Sources/KioskSession/SessionOptions.swift", "KioskRender"),
