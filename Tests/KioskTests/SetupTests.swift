@@ -175,6 +175,17 @@ import Glibc
         #expect(r.setup.choices.pin == nil)
     }
 
+    /// With speech on, each step says its name and what to do there.
+    @Test func withSpeechEachStepIsSaid() {
+        let r = Rig(skew: { $0 })
+        var heard: [String] = []
+        r.shell.window.screenReader.speak = { heard.append($0.text) }
+        r.shell.window.screenReader.setOn(true, saying: false)
+        r.setup.go(to: .rotate)
+        r.setup.go(to: .rotate)
+        #expect(heard == ["3 Rotate. Turn the picture; touch turns with it. Tap the circle to check."])
+    }
+
     @Test func theSetupWaitsForTheInstallerNotTheScreensaver() {
         let r = Rig(skew: { $0 })
         let saver = ScreensaverController(shell: r.shell, scheduler: r.scheduler, idleTimeout: 5)

@@ -213,11 +213,14 @@ final class SetupScene: ViewScene {
     }
 
     func go(to s: Step) {
-        if s != step { onNotice?("step \(s.name)") }
+        let moved = s != step
+        if moved { onNotice?("step \(s.name)") }
         step = s
         if s == .calibrate, !calibration.hasResult { calibration.begin(in: view.bounds.size, mm: view.info.pointsPerMillimetre) }
         else if s != .calibrate { calibration.stopCollecting() }
         refresh()
+        // With speech on, the new step is said: its name, then what to do there.
+        if moved { view.root?.screenReader.announce("\(stepButtons[s.rawValue].title). \(note.text)") }
     }
 
     private func calibrated(_ fit: TouchCalibration.Fit) {
