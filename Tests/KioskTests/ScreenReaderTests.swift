@@ -121,6 +121,15 @@ import Testing
         r.slide(from: Point(x: c.x + 3, y: c.y), to: Point(x: c.x + 300, y: c.y))
         r.slide(from: Point(x: c.x + 300, y: c.y), to: c, seconds: 1)
         #expect(r.heard.last == "Tile 1 of 24, button, selected")
+        // Remove, chosen the same way: the selected tile goes and the board's hint is said.
+        let remove = tiles.removeButton.convert(tiles.removeButton.bounds, to: nil).center
+        r.wait(1)
+        r.rest(remove)
+        r.wait(1)
+        r.doubleTap(Point(x: 600, y: 700))
+        r.wait(1)
+        #expect(tiles.model.tiles.count == 23)
+        #expect(r.heard.last?.hasSuffix("Tap or drag across tiles to select them") == true, "\(r.heard)")
     }
 
     @Test func aVisitorWithoutSightFliesTheLanderByDoubleTapsAndHearsTheLanding() {

@@ -177,7 +177,6 @@ final class Shell: Scene {
         for s in scenes.values { s.texts = t }
         screensaver.texts = t
         chrome.bar.texts = t
-        chrome.moreTime.label.text = t["access.moreTime"]
         window.screenReader.texts = t
         updateSceneBar()
     }

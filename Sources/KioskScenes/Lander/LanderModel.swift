@@ -159,15 +159,20 @@ public struct LanderModel: Equatable, Sendable {
     public mutating func turnStep(_ direction: Int) {
         guard isFlying else { return }
         state.heading += Double(direction.signum()) * Self.turnStep
-        if state.heading > .pi { state.heading -= 2 * .pi } else if state.heading < -.pi { state.heading += 2 * .pi }
+        wrapHeading()
     }
     public static let turnStep = Double.pi / 12
+
+    /// The heading kept within −π…π, however far the rocket has turned.
+    private mutating func wrapHeading() {
+        if state.heading > .pi { state.heading -= 2 * .pi } else if state.heading < -.pi { state.heading += 2 * .pi }
+    }
 
     mutating func stepOnce() {
         let dt = Self.step
         steps += 1
         state.heading += Double(turning.signum()) * Self.turnRate * dt
-        if state.heading > .pi { state.heading -= 2 * .pi } else if state.heading < -.pi { state.heading += 2 * .pi }
+        wrapHeading()
         var ax = 0.0, ay = -Self.gravity
         if engineOn && state.fuel > 0 {
             ax += Self.thrust * sin(state.heading)

@@ -114,7 +114,7 @@ public final class LanderScene: ViewScene {
 
         pad.onChange = { [unowned self] in applyInputs() }
         pad.onTurnStep = { [unowned self] direction in
-            if !controlsUsed { startFlying() }
+            startFlying()
             model.turnStep(direction)
             updateViews()
             view.root?.screenReader.announce(tiltText)
@@ -200,8 +200,9 @@ public final class LanderScene: ViewScene {
         restart()
     }
 
-    /// The first use of a control: a rocket that waited counts its time from now.
+    /// A control was used: from the first use, a rocket that waited counts its time from now.
     private func startFlying() {
+        guard !controlsUsed else { return }
         if waitsForTheVisitor { lastTime = nil }
         controlsUsed = true
     }
@@ -209,7 +210,7 @@ public final class LanderScene: ViewScene {
     private func applyInputs() {
         model.engineOn = pad.engine || keyEngine
         model.turning = max(-1, min(1, pad.turning + keyTurn))
-        if !controlsUsed, model.engineOn || model.turning != 0 { startFlying() }
+        if model.engineOn || model.turning != 0 { startFlying() }
         updateViews()
     }
 

@@ -168,16 +168,16 @@ public final class TileBoardScene: ViewScene {
         }
         placeTiles(animated: true)
         labelTiles()
-        refreshControls(announcing: false)
+        refreshControls()
     }
 
-    /// A new visitor: a full board with nothing selected.
+    /// A new visitor: a full board with nothing selected (said to nobody).
     public override func reset() {
         for t in model.tiles where t.selected { setTile(t.id, on: false) }
-        refill()
+        refill(announcing: false)
     }
 
-    private func refill() {
+    private func refill(announcing: Bool = true) {
         let added = model.refill()
         updateGrid()  // the new tiles grow in at their places in the fuller grid
         for id in added {
@@ -192,7 +192,7 @@ public final class TileBoardScene: ViewScene {
         }
         placeTiles(animated: true)
         labelTiles()
-        refreshControls(announcing: false)
+        refreshControls(announcing: announcing)
     }
 
     private func setTile(_ id: Int, on: Bool) {
