@@ -17,7 +17,8 @@ CACHE = Path(os.environ.get("KIOSK_E2E_ROOTS", HERE.parent.parent / ".build" / "
 COMPOSITORS = ["cage", "sway", "grim", "wlr-randr", "xwayland"]
 # What the kiosk package depends on, by the names its Depends field uses (trixie's t64
 # libraries provide them).
-KIOSK_LIBRARIES = "libfcft4 (>= 3.0.1), libpixman-1-0, libpng16-16, libwayland-client0, libxkbcommon0, fonts-dejavu-core"
+KIOSK_LIBRARIES = ("libfcft4 (>= 3.0.1), libpixman-1-0, libpng16-16, libwayland-client0, libxkbcommon0, "
+                   "libespeak-ng1, libasound2, fonts-dejavu-core")
 
 
 def prefix(root, uid, gid):

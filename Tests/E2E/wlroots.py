@@ -83,7 +83,18 @@ def kiosk_binary() -> Path:
         shutil.copytree(locale, copy.parent.parent / "share" / "kiosk" / "locale")
         for d in [copy.parent.parent / "share", *(copy.parent.parent / "share").rglob("*")]:
             d.chmod(0o755 if d.is_dir() else 0o644)
+    if ROOT is not None:
+        _check_libraries(copy)
     return copy
+
+
+def _check_libraries(binary: Path):
+    """One clear failure, not a dozen timeouts, when the release's root lacks a library the
+    kiosk links (release_root.KIOSK_LIBRARIES names what goes in)."""
+    out = subprocess.run([*release_root.prefix(ROOT, 0, 0), "ldd", str(binary)], capture_output=True,
+                         text=True, timeout=30).stdout
+    missing = [line.split()[0] for line in out.splitlines() if "not found" in line]
+    assert not missing, f"{RELEASE}'s root lacks {', '.join(missing)}: add its package to KIOSK_LIBRARIES"
 
 
 class UserCompositor:
