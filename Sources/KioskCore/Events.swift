@@ -72,6 +72,9 @@ public struct DisplayInfo: Equatable, Sendable {
     /// safe area: a scene draws its background everywhere but keeps what people read or touch
     /// inside `safeArea`. Zero from the platform; the shell sets it for the scenes it hosts.
     public var safeAreaInsets: EdgeInsets = .zero
+    /// The large high-contrast mode for visitors with low vision: the stage gives the scene half
+    /// the points at twice the scale, and draws every colour in high contrast (`Color.inHighContrast`).
+    public var isLarge = false
     public init(size: Size, scale: Int = 1, physicalSize: Size? = nil, rotation: Rotation = .upright) {
         self.size = size; self.scale = scale; self.physicalSize = physicalSize; self.rotation = rotation
     }

@@ -45,6 +45,11 @@ public final class Canvas {
     /// borrows the clip of the canvas it was made from).
     private let borrowsClip: Bool
 
+    /// Draws every colour as the large high-contrast mode shows it (`Color.inHighContrast`).
+    public var highContrast = false
+    @inline(__always)
+    private func shown(_ c: Color) -> Color { highContrast ? c.inHighContrast : c }
+
     /// A canvas over a raw pixman image, e.g. one wrapping a wl_shm buffer (`shared`).
     package init(target: OpaquePointer, scale: Int, shared: Bool = false) {
         self.target = target
@@ -71,7 +76,33 @@ public final class Canvas {
         clip = base.clip
         clipBounds = base.clipBounds
         cache = base.cache
+        highContrast = base.highContrast
         _keepAlive = base
+    }
+
+    private init(zooming base: Canvas, by zoom: Int) {
+        target = base.target
+        targetIsShared = base.targetIsShared
+        scale = base.scale * zoom
+        pixelSize = base.pixelSize
+        size = Size(width: Double(pixelSize.width) / Double(scale), height: Double(pixelSize.height) / Double(scale))
+        turn = nil
+        turnInPoints = nil
+        rotation = .upright
+        borrowsClip = true
+        clip = base.clip
+        clipBounds = base.clipBounds
+        cache = base.cache
+        highContrast = base.highContrast
+        _keepAlive = base
+    }
+
+    /// This canvas' target with `zoom` times as many pixels per point (the large mode's stage);
+    /// nil when this canvas is turned (zoom first, then turn the zoomed canvas). It borrows the
+    /// clip as a turned canvas does.
+    public func zoomed(by zoom: Int) -> Canvas? {
+        guard turn == nil, zoom >= 1 else { return nil }
+        return Canvas(zooming: self, by: zoom)
     }
 
     /// This canvas' target seen through `transform` (points of a `size` space → this canvas'
@@ -174,7 +205,7 @@ public final class Canvas {
         var box = pixman_box32_t(x1: max(0, p.x), y1: max(0, p.y), x2: min(pixelSize.width, p.x + p.width),
                                  y2: min(pixelSize.height, p.y + p.height))
         guard box.x1 < box.x2, box.y1 < box.y2 else { return }
-        var c = color.pixman
+        var c = shown(color).pixman
         pixman_image_fill_boxes(op, target, &c, 1, &box)
     }
 
@@ -195,7 +226,7 @@ public final class Canvas {
             let half = mask.pixelSize.width / 2, centre = device(center)
             let x = Int32(centre.x.rounded()) - half
             let y = Int32(centre.y.rounded()) - half
-            var c = color.pixman
+            var c = shown(color).pixman
             guard let src = pixman_image_create_solid_fill(&c) else { return }
             defer { pixman_image_unref(src) }
             pixman_image_composite32(PIXMAN_OP_OVER, src, mask.raw, target, 0, 0, 0, 0, x, y,
@@ -297,7 +328,7 @@ public final class Canvas {
             hi = (min(hi.x, c.x + c.width), min(hi.y, c.y + c.height))
         }
         guard lo.x < hi.x, lo.y < hi.y else { return }
-        var c = color.pixman
+        var c = shown(color).pixman
         guard let src = pixman_image_create_solid_fill(&c) else { return }
         defer { pixman_image_unref(src) }
         // In bands of rows, so that a screen-sized shape needs ~1 MB of coverage cells, not 8.
@@ -385,7 +416,7 @@ public final class Canvas {
         }
         // Whole-run reject: most text is outside a small damage rectangle.
         if outsideClip(devicePixels(PixelRect(x: bx, y: by - run.ascent, width: run.pixelWidth, height: run.ascent + run.descent))) { return }
-        var pc = color.pixman
+        var pc = shown(color).pixman
         guard let src = pixman_image_create_solid_fill(&pc) else { return }
         defer { pixman_image_unref(src) }
         var alphaMask: OpaquePointer?
@@ -474,6 +505,7 @@ extension Canvas {
         let ext = (clip?.extents ?? whole).intersection(whole)
         guard !ext.isEmpty else { return }
         let a = max(0, min(1, alpha))
+        let color = shown(color), background = shown(background)
         var fg = color.withAlpha(color.alpha * a).pixman
         let onBlack = a >= 1 && color.alpha >= 1 && background == Color(rgb: 0)
         let shader = onBlack ? CoverageShader(color: fg, target: target, streams: targetIsShared) : nil

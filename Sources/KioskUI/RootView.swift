@@ -55,10 +55,10 @@ public final class RootView: View {
 
     /// A new screen size, scale or panel: resize, relayout and redraw everything.
     public func setDisplay(_ newInfo: DisplayInfo) {
-        let scaleChanged = newInfo.scale != info.scale
+        let drawnAnew = newInfo.scale != info.scale || newInfo.isLarge != info.isLarge
         info = newInfo
         frame = Rect(origin: .zero, size: newInfo.size)
-        if scaleChanged { invalidateLayers(self) }
+        if drawnAnew { invalidateLayers(self) }
         setNeedsLayout()
         invalidation.addAll()
     }

@@ -60,6 +60,9 @@ public protocol Scene: AnyObject {
     /// Back to the state a new visitor should find (a new game, nothing selected, nothing
     /// counted), keeping the layout and settings; what it saves from now on is that state.
     func reset()
+    /// Whether the scene wants the large high-contrast mode now: its stage then lays it out at
+    /// half the points, twice the scale, and draws it in high contrast (`DisplayInfo.isLarge`).
+    var prefersLargeDisplay: Bool { get }
 }
 
 extension Scene {
@@ -68,4 +71,5 @@ extension Scene {
     public func saveState() {}
     public func setActive(_ active: Bool) {}
     public func reset() {}
+    public var prefersLargeDisplay: Bool { false }
 }

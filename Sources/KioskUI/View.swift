@@ -303,6 +303,10 @@ open class View: Responder {
         for r in rects { root.damage(t.apply(r)) }
     }
 
+    /// The edge drawn in the high-contrast mode where the view would otherwise vanish into what
+    /// is behind it (a control on a dark fill); nil: none.
+    open var highContrastOutline: Color? { nil }
+
     /// Whether the view needs a cached layer, or can be a direct fill.
     var needsLayer: Bool { drawsContent || cornerRadius > 0 || borderWidth > 0 }
 
@@ -319,11 +323,17 @@ open class View: Responder {
         if !layerIsValid {
             let canvas = Canvas(image: layer)
             canvas.cache = root?.renderCache
+            canvas.highContrast = root?.info.isLarge ?? false
             canvas.clear(.clear)
             let box = Rect(origin: .zero, size: model.size)
             if let bg = model.backgroundColor { canvas.fillRoundedRect(box, radius: cornerRadius, color: bg) }
             draw(in: canvas)
-            if borderWidth > 0 { canvas.strokeRoundedRect(box, radius: cornerRadius, width: borderWidth, color: borderColor) }
+            if borderWidth > 0 {
+                canvas.strokeRoundedRect(box, radius: cornerRadius, width: borderWidth, color: borderColor)
+            } else if canvas.highContrast, let outline = highContrastOutline {
+                let w = 2.0
+                canvas.strokeRoundedRect(box.insetBy(dx: w / 2, dy: w / 2), radius: max(0, cornerRadius - w / 2), width: w, color: outline)
+            }
             layerIsValid = true
         }
         return layer

@@ -54,6 +54,9 @@ open class ViewScene: Responder, Scene {
     /// Positions views for `view.info` (called on every size, scale or panel change).
     open func layout(view: SceneView) {}
 
+    /// Shown on its own (a snapshot, a test), in the large high-contrast mode.
+    public var prefersLargeDisplay = false
+
     /// Whether `view` is shown on its own (not in a shell's window).
     private var isOnItsOwn: Bool { view.root === host }
 

@@ -12,7 +12,7 @@ from test_tiles import ACCENT, OFF_FILL
 
 W, H = 1920, 1080
 # The scene bar's pills that are not scenes.
-PILLS = ("scene bar language", "scene bar speech")
+PILLS = ("scene bar language", "scene bar large", "scene bar speech")
 MIRRORED = "skew -1 0 1 0 1 0"
 
 

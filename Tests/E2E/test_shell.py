@@ -2,7 +2,7 @@
 import signal
 import time
 
-from harness import Kiosk, color_near, count_color, rgb, wait_until
+from harness import Kiosk, color_near, count_color, rgb, views, wait_until
 from test_tiles import ACCENT, OFF_FILL, tile_box
 
 # The words are 0x8e24aa at alpha 0.75 over black.
@@ -114,22 +114,25 @@ def test_scene_bar_and_edge_swipe_switch_scenes_and_share_a_frame_with_the_scene
     k = Kiosk(weston, "--verbose", "--config", str(cfg), "--scene", "tiles", "--idle-timeout", "0", env=env, protocol=False)
     try:
         k.wait_for(r"first frame shown")
+        k.wait_for(r"view: scene bar lander")
         img = weston.screenshot()
         tiles_x = lit_pill_x(img)
         assert tiles_x is not None and tiles_x > 1000, f"the Tiles pill (third) is not lit: {tiles_x}"
-        # The middle pill is "Lander", centred on the screen; its face beside the title.
-        face = (960 - 52, 26)
+        # The middle pill is "Lander"; its face beside the title.
+        x, y, w, h = views(k)["scene bar lander"]
+        lander_x, lander_y = round(x + w / 2), round(y + h / 2)
+        face = (lander_x - 52, lander_y)
         before = img.getpixel(face)
         box = tile_box(2)
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        weston.send("down 0 960 26", f"down 1 {cx:.0f} {cy:.0f}", "frame")
+        weston.send(f"down 0 {lander_x} {lander_y}", f"down 1 {cx:.0f} {cy:.0f}", "frame")
         wait_until(lambda: weston.screenshot().getpixel(face) != before, timeout=3, what="the pressed pill to change")
         weston.send("up 1", "frame")
         wait_until(lambda: count_color(weston.screenshot(), box, ACCENT, tol=20) > 500, timeout=3,
                    what="the tile touched with the pill held to turn on")
         assert lit_pill_x(weston.screenshot()) == tiles_x, "switched before the pill was let go"
         weston.send("up 0", "frame")
-        wait_until(lambda: abs((lit_pill_x(weston.screenshot()) or 0) - 960) < 40, timeout=3, what="the Lander pill lit")
+        wait_until(lambda: abs((lit_pill_x(weston.screenshot()) or 0) - lander_x) < 40, timeout=3, what="the Lander pill lit")
         # From the right edge, 60 mm inwards: the next scene after the lander (tiles).
         weston.send("down 2 1915 600", "frame", *[c for i in range(1, 9) for c in (f"motion 2 {1915 - i * 30} 604", "frame")],
                     "up 2", "frame")

@@ -42,7 +42,7 @@ import Glibc
 
         let settings: Settings
 
-        init(_ panel: Panel, _ screen: String, language: Language = .english) throws {
+        init(_ panel: Panel, _ screen: String, language: Language = .english, large: Bool = false) throws {
             self.panel = panel
             var settings = Settings()
             settings.language = language
@@ -54,6 +54,7 @@ import Glibc
                 SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!
             }
             shell.setLanguages([settings.kioskTexts])
+            shell.isLarge = large
             renderer = try HeadlessRenderer(scene: shell, info: panel.info)
             renderer.run(until: 0.1)
             switch screen {
@@ -86,7 +87,9 @@ import Glibc
         }
 
         var root: View { shell.activeScene.view }
-        var mm: Double { panel.info.pointsPerMillimetre }
+        /// The screen as the shell has it: the panel, or half its points in the large mode.
+        var info: DisplayInfo { renderer.stage.info }
+        var mm: Double { info.pointsPerMillimetre }
         var showsBar: Bool { !shell.showingScreensaver && shell.overlay == nil }
 
         /// What is shown on top: a modal panel's subtree if one is open, else the whole root.
@@ -110,7 +113,7 @@ import Glibc
         func isTarget(_ v: View, _ f: Rect) -> Bool {
             if v is TargetView { return true } // a calibration target: where to touch, though the whole screen takes the tap
             guard v.isUserInteractionEnabled, !(v is Label) else { return false }
-            let screen = Rect(origin: .zero, size: panel.size)
+            let screen = Rect(origin: .zero, size: info.size)
             if f.width >= screen.width - 1 && f.height >= screen.height * 0.9 { return false }
             return v is Button || v is PadButton || v is BoardView || v is GripView || !v.gestureRecognizers.isEmpty
         }
@@ -132,15 +135,18 @@ import Glibc
         try check(panel: panel, screen: screen, language: language)
     }
 
-    private func check(panel: Panel, screen: String, language: Language) throws {
-        let c = try Composed(panel, screen, language: language)
-        let at = "\(language) \(panel.name) \(screen)"
-        let screenRect = Rect(origin: .zero, size: panel.size)
+    /// The panel's checks, in the visitors' large high-contrast mode too (`large`): targets of
+    /// 15 mm rather than a fingertip, and the checks of `LargeModeChecks` on top.
+    func check(panel: Panel, screen: String, language: Language, large: Bool = false) throws {
+        let c = try Composed(panel, screen, language: language, large: large)
+        let at = "\(language) \(panel.name) \(screen)\(large ? " large" : "")"
+        let size = c.info.size, screenRect = Rect(origin: .zero, size: size)
+        let leastTarget = large ? 15.0 : 9.0
         let bar = c.showsBar ? c.shell.sceneBarFrames : []
         if c.showsBar {
-            #expect(bar.count == 4, "\(at): no scene bar (three scenes and speech)")
+            #expect(bar.count == 5, "\(at): no scene bar (three scenes, large text and speech)")
             for f in bar {
-                #expect(f.minX >= 0 && f.maxX <= panel.size.width && f.height >= 9 * c.mm - 1e-6, "\(at): bar button \(f)")
+                #expect(f.minX >= 0 && f.maxX <= size.width && f.height >= leastTarget * c.mm - 1e-6, "\(at): bar button \(f)")
             }
         }
         let shown = c.visible(under: c.top)
@@ -153,15 +159,19 @@ import Glibc
                     "\(at): '\(name)' \(f) is off screen")
             for b in bar { #expect(!overlaps(f, b), "\(at): '\(name)' \(f) is under the scene bar") }
         }
-        // Text that fits its box as drawn: no line cut off, no ellipsis.
-        for (v, f) in texts {
+        // Text that fits its box as drawn: no line cut off, no ellipsis — the bar's titles too
+        // (a long one may shrink to fit its pill).
+        let barTitles = c.showsBar ? c.shell.chromeBar.buttons.filter { $0.frame.width > 0 }.map {
+            ($0.titleLabel as View, $0.titleLabel.convert(Rect(origin: .zero, size: $0.titleLabel.bounds.size), to: nil))
+        } : []
+        for (v, f) in texts + barTitles {
             let l = v as! Label
             #expect(!l.isTextTruncated, "\(at): '\(l.text)' does not fit \(f.size)")
         }
         // Targets a fingertip wide and tall (a small target may look small: its hot area counts).
         for (v, f) in targets {
             let side = min(f.width, f.height) + 2 * v.touchDownHitOutset
-            #expect(side >= 9 * c.mm - 1e-6, "\(at): '\(v.accessibilityIdentifier ?? "\(type(of: v))")' is \(side / c.mm) mm")
+            #expect(side >= leastTarget * c.mm - 1e-6, "\(at): '\(v.accessibilityIdentifier ?? "\(type(of: v))")' is \(side / c.mm) mm")
         }
         // Nothing on top of anything else (a view and what it contains aside).
         let items = texts + targets
@@ -170,15 +180,17 @@ import Glibc
                 #expect(!overlaps(a.frame, b.frame), "\(at): \(describe(a.view)) \(a.frame) overlaps \(describe(b.view)) \(b.frame)")
             }
         }
-        if screen == "tiles" {
-            // A tap in the middle of the screen lands on a tile.
+        if screen == "tiles" && !large {
+            // A tap in the middle of the screen lands on a tile (the large mode's twice-as-tall
+            // status and buttons may take the middle on a small panel).
             let tiles = c.shell.current as! TileBoardScene
-            let mid = Point(x: panel.size.width / 2, y: panel.size.height / 2)
+            let mid = Point(x: size.width / 2, y: size.height / 2)
             c.shell.handle(TouchBatch(time: c.renderer.clock.now, points: [touch(1, .began, mid.x, mid.y)]))
             c.shell.handle(TouchBatch(time: c.renderer.clock.now + 0.05, points: [touch(1, .ended, mid.x, mid.y)]))
             #expect(tiles.model.selectedIDs.count == 1, "\(at): the middle of the screen is not a tile")
         }
-        let name = language == .english ? "panels/\(panel.name)-\(screen)" : "languages/\(language)/\(panel.name)-\(screen)"
+        if large { try LargeModeChecks(composed: c, at: at).check(texts: texts, targets: targets) }
+        let name = (large ? "large/" : "") + (language == .english ? "panels/\(panel.name)-\(screen)" : "languages/\(language)/\(panel.name)-\(screen)")
         try GoldenImageTests().assertMatches(reduced(c.renderer.image, toWidth: 640), name)
     }
 

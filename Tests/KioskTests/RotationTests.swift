@@ -44,6 +44,45 @@ import Testing
         }
     }
 
+    /// The large mode through each app rotation: the board laid out 400×300 at scale 2 in an
+    /// 800×600 window, every pixel the upright frame's turned; a tap on glass lands on its tile
+    /// and damages it where it is on the glass.
+    @Test func theLargeModeTurnsExactlyAndTouchesFindTheirTiles() throws {
+        func render(_ rot: Int) throws -> (HeadlessRenderer, TileBoardScene) {
+            let scene = TileBoardScene(fonts: FontCache())
+            scene.prefersLargeDisplay = true
+            let window = rot % 2 == 1 ? Size(width: 600, height: 800) : Size(width: 800, height: 600)
+            let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: window), rotation: Rotation(quarterTurns: rot))
+            r.renderFrame()
+            return (r, scene)
+        }
+        let (upright, _) = try render(0)
+        for rot in 0...3 {
+            let (r, scene) = try render(rot)
+            #expect(scene.view.bounds.size == Size(width: 400, height: 300) && scene.view.info.scale == 2)
+            if rot > 0 {
+                let W = Int(r.image.pixelSize.width), H = Int(r.image.pixelSize.height)
+                var mismatches = 0
+                for y in stride(from: 0, to: 600, by: 3) {
+                    for x in stride(from: 0, to: 800, by: 3) {
+                        let (bx, by) = rot == 1 ? (W - 1 - y, x) : rot == 2 ? (W - 1 - x, H - 1 - y) : (y, H - 1 - x)
+                        if r.image.pixel(x: bx, y: by) != upright.image.pixel(x: x, y: y) { mismatches += 1 }
+                    }
+                }
+                #expect(mismatches == 0, "rotation \(rot * 90)°: \(mismatches) pixels differ")
+            }
+            let onGlass = r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5).center, to: nil))
+            for phase in [TouchPhase.began, .ended] {
+                scene.handle(r.stage.toScene(TouchBatch(time: r.clock.now, points: [TouchPoint(id: 1, phase: phase, location: onGlass)])))
+            }
+            #expect(scene.model.selectedIDs == [5], "rotation \(rot * 90)°")
+            r.clock.advance(by: 1)
+            let d = r.renderFrame()
+            let tileOnGlass = r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5), to: nil))
+            #expect(d.intersects(tileOnGlass.insetBy(dx: 6, dy: 6).pixelBounds(scale: 1)), "rotation \(rot * 90)°: damage \(d)")
+        }
+    }
+
     @Test func aTapLandsOnTheSameTileInEveryRotation() throws {
         for rot in 0...3 {
             let (r, scene) = try render(rotation: rot)

@@ -73,12 +73,12 @@ import Glibc
         for size in [Size(width: 1280, height: 720), Size(width: 800, height: 480), Size(width: 480, height: 800)] {
             shell.layout(DisplayInfo(size: size))
             let bar = shell.sceneBarFrames
-            try #require(bar.count == 4) // three scenes and speech
+            try #require(bar.count == 5) // three scenes, large text and speech
             let barBottom = bar.map(\.maxY).max()!
             #expect(bar.allSatisfy { $0.minX >= 0 && $0.maxX <= size.width }, "\(size): the bar is off screen")
-            // Every title fits its button.
+            // Every title fits its button at its full size (inside the title's 6-point inset).
             let font = try #require(fonts.font(points: 20, scale: 1))
-            for (f, title) in zip(bar, ["Touch test", "Lander", "Tiles"]) { #expect(font.layout(title).width < f.width - 16) }
+            for (f, title) in zip(bar, ["Touch test", "Lander", "Tiles"]) { #expect(font.layout(title).width <= f.width - 12) }
 
             shell.switchTo("tiles")
             let tiles = try #require(shell.current as? TileBoardScene)

@@ -239,7 +239,7 @@ import Glibc
     @Test func oneLanguageShowsNoPill() {
         let r = Rig(languages: ["de"])
         #expect(r.pill == nil)
-        #expect(r.shell.sceneBarFrames.count == 4, "three scenes and speech")
+        #expect(r.shell.sceneBarFrames.count == 5, "three scenes, large text and speech")
         #expect(r.tiles.status.text == "Tippe auf Kacheln oder wische darüber, um sie auszuwählen")
     }
 
@@ -276,7 +276,7 @@ import Glibc
             let r = try HeadlessRenderer(scene: shell, info: panel.info)
             r.run(until: 0.5)
             let frames = shell.sceneBarFrames, mm = panel.info.pointsPerMillimetre
-            #expect(frames.count == 5, "\(panel.name) \(first): three scenes, the language pill and speech")
+            #expect(frames.count == 6, "\(panel.name) \(first): three scenes, the language pill, large text and speech")
             for (i, f) in frames.enumerated() {
                 #expect(f.minX >= 0 && f.maxX <= panel.size.width && f.height >= 9 * mm - 1e-6, "\(panel.name) \(first): \(f)")
                 for g in frames[(i + 1)...] { #expect(f.intersection(g).width <= 0.01, "\(panel.name) \(first): \(f) overlaps \(g)") }

@@ -107,6 +107,8 @@ extension KioskCommand {
         var panelMm: String?
         @Option(help: "The language the kiosk writes in: en, or one with a catalog (kiosk texts --list names them).")
         var language: String = "en"
+        @Flag(help: "The visitors' large high-contrast mode ([access] large).")
+        var large = false
 
         /// A renderer for the scene (or for `workload`, a bench-only scene built with the
         /// fonts given), or an exit with one clear line naming the bad option.
@@ -144,9 +146,11 @@ extension KioskCommand {
                     SceneCatalog.make($0, fonts: fonts, settings: settings)!
                 }
                 shell.setLanguages([settings.kioskTexts])
+                shell.isLarge = large
                 s = shell
-            } else if let v = s as? ViewScene, !(v is SetupScene) {
-                v.texts = settings.kioskTexts
+            } else if let v = s as? ViewScene {
+                if !(v is SetupScene) { v.texts = settings.kioskTexts }
+                v.prefersLargeDisplay = large
             }
             do {
                 return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale, physicalSize: mm), bufferRotation: bufferRotation)

@@ -16,9 +16,13 @@ final class Stage: SetupStage {
     /// The screen as the window has it (buffer orientation).
     private(set) var windowInfo: DisplayInfo
     private(set) var rotation: Rotation
-    /// The screen as the scene sees it (rotated), less the stats overlay when it is shown.
+    /// The screen as the scene sees it (rotated, zoomed in the large mode), less the stats
+    /// overlay when it is shown.
     var info: DisplayInfo {
         var i = Stage.rotated(windowInfo, rotation)
+        i.size = Size(width: i.size.width / Double(zoom), height: i.size.height / Double(zoom))
+        i.scale *= zoom
+        i.isLarge = isLarge
         if showsStats { i.safeAreaInsets = Stage.insets(covering: statsRectInScene, in: i.size) }
         return i
     }
@@ -40,8 +44,27 @@ final class Stage: SetupStage {
         self.scene = scene
         windowInfo = info
         self.rotation = rotation
+        isLarge = scene.prefersLargeDisplay
         if prepared != self.info { scene.layout(self.info) }
     }
+
+    /// The large high-contrast mode, as the scene asks for it (`Scene.prefersLargeDisplay`): the
+    /// scene gets half the window's points at twice the scale, so text and targets come out
+    /// twice as large and every scene lays itself out again; every colour is drawn in high
+    /// contrast. Touches are mapped back through the same zoom.
+    private(set) var isLarge = false
+    private var zoom: Int { isLarge ? 2 : 1 }
+
+    /// Follows the scene's wish for the large mode: a relayout and a whole repaint on a change.
+    private func followLargeMode() {
+        guard scene.prefersLargeDisplay != isLarge else { return }
+        isLarge.toggle()
+        repaintsAll = true
+        scene.layout(info)
+        onLargeModeChange?()
+    }
+    /// Told after the scene was laid out for the large mode, or back from it.
+    var onLargeModeChange: (() -> Void)?
 
     static func rotated(_ i: DisplayInfo, _ r: Rotation) -> DisplayInfo {
         var o = i
@@ -80,10 +103,20 @@ final class Stage: SetupStage {
         if relayout { scene.layout(info) }
     }
 
-    /// Scene (logical) → window coordinates, in points.
-    var sceneToWindow: AffineTransform { AffineTransform.turning(rotation, into: windowInfo.size.width, windowInfo.size.height) }
-    /// Scene (logical) → buffer coordinates, in points: the app rotation, then the buffer's.
-    var sceneToBuffer: AffineTransform { sceneToWindow.concatenating(windowToBuffer) }
+    /// Scene (logical) → window coordinates, in points: the zoom, then the app rotation.
+    var sceneToWindow: AffineTransform {
+        AffineTransform(scaleX: Double(zoom), y: Double(zoom)).concatenating(turnToWindow)
+    }
+    /// The app rotation alone (the scene's pixels are the window's: a zoom only scales points).
+    private var turnToWindow: AffineTransform { AffineTransform.turning(rotation, into: windowInfo.size.width, windowInfo.size.height) }
+    /// The scene's pixel grid → the buffer's, as a turn of window points: the app rotation, then
+    /// the buffer's.
+    private var turnToBuffer: AffineTransform { turnToWindow.concatenating(windowToBuffer) }
+    /// Scene points → points of the zoomed canvas over the buffer (a turn, translated in them).
+    private var sceneToZoomedBuffer: AffineTransform {
+        let z = Double(zoom)
+        return AffineTransform(scaleX: z, y: z).concatenating(turnToBuffer).concatenating(AffineTransform(scaleX: 1 / z, y: 1 / z))
+    }
     /// Window (surface) → buffer coordinates, in points: the buffer's turn.
     private var windowToBuffer: AffineTransform {
         let w = windowInfo.size.width, h = windowInfo.size.height
@@ -93,10 +126,11 @@ final class Stage: SetupStage {
     /// Window (surface) coordinates → scene coordinates, for touches and the pointer.
     func toScene(_ p: Point) -> Point { sceneToWindow.inverted!.apply(p) }
     /// A touch batch where its fingers are on the scene: the touchscreen's calibration first
-    /// (as libinput would apply it, on the window; never to the mouse), then the app rotation.
+    /// (as libinput would apply it, on the window; never to the mouse), then the app rotation
+    /// and the large mode's zoom.
     func toScene(_ batch: TouchBatch) -> TouchBatch {
         let calibration = touchMatrix.flatMap { TouchCalibration.transform(libinputMatrix: $0, size: windowInfo.size) }
-        guard rotation != .upright || calibration != nil else { return batch }
+        guard rotation != .upright || calibration != nil || isLarge else { return batch }
         return TouchBatch(time: batch.time, points: batch.points.map { p in
             let onGlass = p.isPointer ? p.location : calibration?.apply(p.location) ?? p.location
             return TouchPoint(id: p.id, phase: p.phase, location: toScene(onGlass))
@@ -126,10 +160,11 @@ final class Stage: SetupStage {
     /// the scene says, and repaints everything.
     private var repaintsAll = false
     /// Whether a frame is due: the stage or the scene changed, or the scene animates.
-    var needsFrame: Bool { repaintsAll || scene.needsFrame }
+    var needsFrame: Bool { repaintsAll || scene.needsFrame || scene.prefersLargeDisplay != isLarge }
 
     /// Moves the scene's animations and timers to `time`: once per frame, before `takeDamage`.
     func advance(to time: Double) {
+        followLargeMode()
         scene.advance(to: time)
         frameTime = time
     }
@@ -145,7 +180,7 @@ final class Stage: SetupStage {
         if drawsTurned {
             // The same pixels the turned canvas draws them to (`Canvas.turned`); were the turn
             // ever not a quarter turn, the bounds through points (never fewer pixels than drawn).
-            let t = sceneToBuffer, scale = windowInfo.scale, s = Double(scale)
+            let t = turnToBuffer, scale = windowInfo.scale, s = Double(scale)
             damage = Region(rects: damage.rects.map { r in
                 r.quarterTurned(by: t, scale: scale)
                     ?? t.apply(Rect(x: Double(r.x) / s, y: Double(r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s)).pixelBounds(scale: scale)
@@ -207,11 +242,15 @@ final class Stage: SetupStage {
     func draw(in canvas: Canvas) {
         let start = MonotonicClock.now()
         canvas.cache = cache
-        if !drawsTurned {
-            scene.draw(in: canvas)
-        } else if let turned = canvas.turned(by: sceneToBuffer, size: info.size) {
-            scene.draw(in: turned)
+        canvas.highContrast = isLarge
+        if let zoomed = isLarge ? canvas.zoomed(by: zoom) : canvas {
+            if !drawsTurned {
+                scene.draw(in: zoomed)
+            } else if let turned = zoomed.turned(by: sceneToZoomedBuffer, size: info.size) {
+                scene.draw(in: turned)
+            }
         }
+        canvas.highContrast = false
         lastDrawDuration = MonotonicClock.now() - start
         drawn.frames += 1
         drawn.seconds += lastDrawDuration

@@ -231,6 +231,12 @@ final class Application: WindowDelegate, InputSink {
         let stage = Stage(scene: scene, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
         stage.setBufferRotation(window.bufferRotation)
         stage.fonts = fonts
+        stage.onLargeModeChange = { [weak self, unowned stage] in
+            let i = stage.info
+            self?.log.info("large mode \(i.isLarge ? "on" : "off"): the scene laid out at \(format(i.size.width))x\(format(i.size.height)) points, scale \(i.scale)")
+            self?.diagnostics.logLabelledViews()
+        }
+        if stage.isLarge { stage.onLargeModeChange?() } // the site's default, from the start
         saver.scene = scene
         let shell = scene as! Shell
         shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
@@ -306,6 +312,8 @@ final class Application: WindowDelegate, InputSink {
         shell.setLanguages(s.visitorTexts)
         if shell.speaksByDefault != s.speech { shell.window.screenReader.setOn(s.speech) }
         shell.speaksByDefault = s.speech
+        if shell.largeByDefault != s.large { shell.isLarge = s.large }
+        shell.largeByDefault = s.large
         shell.mountingHeight = s.reachHeight
         // A scene asked for on the command line is this run's start scene.
         shell.homeScene = overrides.scene.flatMap(catalog.canonicalName) ?? s.start

@@ -168,6 +168,8 @@ extension Settings {
         .flag("shell", "stats", \.stats, default: "false", doc: "The frame statistics overlay."),
         .flag("access", "speech", \.speech, default: "false",
               doc: "Speech on for every visitor: touches explore the screen and hear it, a double tap chooses."),
+        .flag("access", "large", \.large, default: "false",
+              doc: "The large high-contrast mode for every visitor: text and controls twice their size, drawn at 7:1 contrast or more."),
         .number("access", "reach_height_mm", 0...5000, \.reachHeight, default: "0",
                 doc: "How high the screen's top edge is above the floor, in millimetres: controls move below 1220 mm, a seated visitor's highest reach; 0: not known."),
         .number("access", "idle_timeout", 0...86_400, \.accessIdleTimeout, default: "300",

@@ -22,6 +22,8 @@ struct Settings: Equatable {
     // [access]
     /// Speech on for every visitor (explore by touch), as a site's default.
     var speech = false
+    /// The large high-contrast mode for every visitor, as a site's default.
+    var large = false
     /// Seconds without input before the screensaver while speech is on.
     var accessIdleTimeout = 300.0
     /// The screen's top edge above the floor in millimetres (0: not known).

@@ -74,6 +74,21 @@ final class Shell: Scene {
     var resetsOnWake = false
     /// Whether speech is on for each new visitor (`[access] speech`): a fresh start brings it back.
     var speaksByDefault = false
+    /// The large high-contrast mode for the visitor here now (the bar's "aA" pill).
+    var isLarge = false {
+        didSet {
+            guard isLarge != oldValue else { return }
+            chrome.bar.largeOn = isLarge
+            window.invalidation.addAll() // the stage sees the wish on its next frame
+        }
+    }
+    /// Whether each new visitor finds the large mode on (`[access] large`).
+    var largeByDefault = false
+    /// Operators' screens (the admin panel, the setup, the touch test) keep their own size: the
+    /// mode is the visitors'.
+    var prefersLargeDisplay: Bool {
+        isLarge && !showing.isAdmin && !(showing == .scene && catalog.description(currentName)?.audience == .operators)
+    }
     /// The scene a fresh start shows (`[shell] start`).
     var homeScene: String?
     private let closedScreen: BlackScreen
@@ -133,6 +148,7 @@ final class Shell: Scene {
             guard let reader = self?.window.screenReader else { return }
             reader.setOn(!reader.isOn)
         }
+        chrome.bar.onLarge = { [weak self] in self?.isLarge.toggle() }
         window.screenReader.onChange = { [weak self] on in
             self?.chrome.bar.speechOn = on
             self?.onActivity?() // the visitor's time is counted anew, at its accessible length
@@ -343,6 +359,7 @@ final class Shell: Scene {
     private func startAfresh() {
         if let home = homeScene, names.contains(home) { currentName = home }
         window.screenReader.setOn(speaksByDefault, saying: false)
+        isLarge = largeByDefault
         show(texts: languageTexts[0])
         for n in names {
             if scenes[n] == nil {
@@ -373,7 +390,9 @@ final class Shell: Scene {
         // the last frame before drawing — without moving time, which would fire timers here.
         fadeView.removeFromSuperview()
         window.prepareContent()
-        window.render(in: Canvas(image: img))
+        let canvas = Canvas(image: img)
+        canvas.highContrast = info.isLarge
+        window.render(in: canvas)
         fadeView.image = img
         fadeView.alpha = 1
         window.addSubview(fadeView)

@@ -100,17 +100,22 @@ final class ShellChrome {
 
 /// The pills at the top that choose a scene: one `Button` per scene, all one width (the
 /// longest title's), at least 10 mm tall, centred; the scene on screen lit. With more than one
-/// visitors' language, a pill names the language on screen and a tap goes to the next. Last, a
-/// round pill with the international symbol of access turns speech on and off (lit while on).
+/// visitors' language, a pill names the language on screen and a tap goes to the next. Last, two
+/// round pills: "aA" turns the large high-contrast mode on and off, the international symbol of
+/// access speech (each lit while on).
 /// In a right-to-left language the row reads from the right.
 final class SceneBar: View {
     static let fontPoints = 20.0
     private(set) var buttons: [Button] = []
     let languageButton = Button()
     let speechButton = AccessPill()
+    let largeButton = LargeTextPill()
     /// The speech pill was tapped (or chosen by a double tap, with speech on).
     var onSpeech: (() -> Void)?
     var speechOn = false { didSet { if speechOn != oldValue { restyle() } } }
+    /// The large-mode pill was tapped.
+    var onLarge: (() -> Void)?
+    var largeOn = false { didSet { if largeOn != oldValue { restyle() } } }
     var onChoose: ((String) -> Void)?
     /// The language pill was tapped.
     var onLanguage: (() -> Void)?
@@ -145,6 +150,10 @@ final class SceneBar: View {
         languageButton.action = { [weak self] _ in self?.onLanguage?() }
         stylePill(languageButton)
         addSubview(languageButton)
+        largeButton.accessibilityIdentifier = "scene bar large"
+        largeButton.action = { [weak self] _ in self?.onLarge?() }
+        stylePill(largeButton)
+        addSubview(largeButton)
         speechButton.accessibilityIdentifier = "scene bar speech"
         speechButton.action = { [weak self] _ in self?.onSpeech?() }
         stylePill(speechButton)
@@ -153,6 +162,9 @@ final class SceneBar: View {
 
     private func stylePill(_ b: Button) {
         b.titleLabel.fontSize = Self.fontPoints
+        // Large text on a narrow panel: a long title shrinks rather than running off its pill.
+        b.titleLabel.adjustsFontSizeToFitWidth = true
+        b.titleLabel.minimumScaleFactor = 0.6
         // Starts on the pill or just beside it; a finger that slid off by more than
         // the gap to its neighbour no longer presses it.
         b.touchDownHitOutset = 4
@@ -167,6 +179,7 @@ final class SceneBar: View {
         languageButton.title = texts.language.name
         languageButton.isHidden = !showsLanguagePill
         speechButton.accessibilityLabel = texts["access.speech"]
+        largeButton.accessibilityLabel = texts["access.large"]
         restyle()
     }
 
@@ -179,52 +192,56 @@ final class SceneBar: View {
         }
         languageButton.backgroundColor = Color.black.withAlpha(0.45)
         languageButton.titleLabel.textColor = Color.paper
-        speechButton.backgroundColor = speechOn ? Color.sky.withAlpha(0.85) : Color.black.withAlpha(0.45)
-        speechButton.symbolColor = speechOn ? Color.ink : Color.paper
-        speechButton.accessibilityTraits = speechOn ? [.button, .selected] : .button
+        for (pill, on) in [(speechButton as AccessPill, speechOn), (largeButton, largeOn)] {
+            pill.backgroundColor = on ? Color.sky.withAlpha(0.85) : Color.black.withAlpha(0.45)
+            pill.symbolColor = on ? Color.ink : Color.paper
+            pill.accessibilityTraits = on ? [.button, .selected] : .button
+        }
     }
 
-    /// The scene pills' frames, the language pill's and the speech pill's for `info` (below its
-    /// top inset): none for one scene and one language.
+    /// The scene pills' frames, the language pill's and the two access pills' for `info` (below
+    /// its top inset): none for one scene and one language.
     static func frames(for names: [String], languageTitle: String?, rightToLeft: Bool, titles: [String],
-                       in info: DisplayInfo, fonts: FontCache) -> (scenes: [Rect], language: Rect?, speech: Rect?) {
+                       in info: DisplayInfo, fonts: FontCache) -> (scenes: [Rect], language: Rect?, access: [Rect]) {
         // One scene needs no pill to choose it; one language none either.
         let sceneCount = names.count > 1 ? names.count : 0
-        guard sceneCount > 0 || languageTitle != nil else { return ([], nil, nil) }
+        guard sceneCount > 0 || languageTitle != nil else { return ([], nil, []) }
         let mm = info.pointsPerMillimetre, gap = 8.0
         let font = fonts.font(points: fontPoints, scale: 1)
-        let h = max(40, 10 * mm)
+        let h = max(40, (info.isLarge ? 15 : 10) * mm)
         // The language pill as wide as its name; the scene pills share one width, wide enough for
         // the longest title, and the whole row on screen.
         let lw = languageTitle.map { max(h * 1.6, (font?.layout($0).width ?? 0) + h * 0.8) } ?? 0
-        let n = Double(sceneCount), pills = n + (languageTitle == nil ? 0 : 1) + 1
+        let n = Double(sceneCount), pills = n + (languageTitle == nil ? 0 : 1) + 2
         let widest = titles.map { font?.layout($0).width ?? 0 }.max() ?? 0
-        let room = info.size.width - 16 - (pills - 1) * gap - lw - h
+        let room = info.size.width - 16 - (pills - 1) * gap - lw - 2 * h
         let w = n > 0 ? min(max(110, 28 * mm, widest + h * 0.8), room / n) : 0
-        let total = n * w + lw + h + (pills - 1) * gap
+        let total = n * w + lw + 2 * h + (pills - 1) * gap
         // Below any chrome already at the top (the stats overlay).
         let y = info.safeAreaInsets.top + 6
         var x = (info.size.width - total) / 2
-        var widths = Array(repeating: w, count: sceneCount) + (languageTitle == nil ? [] : [lw]) + [h]
+        var widths = Array(repeating: w, count: sceneCount) + (languageTitle == nil ? [] : [lw]) + [h, h]
         if rightToLeft { widths.reverse() }
         var rects: [Rect] = []
         for width in widths { rects.append(Rect(x: x, y: y, width: width, height: h)); x += width + gap }
         if rightToLeft { rects.reverse() }
-        let speech = rects.removeLast()
+        let access = Array(rects.suffix(2))
+        rects.removeLast(2)
         let language = languageTitle == nil ? nil : rects.removeLast()
-        return (rects, language, speech)
+        return (rects, language, access)
     }
 
-    /// The scene pills' frames on screen, as last laid out; and the language pill's.
+    /// The scene pills' frames on screen, as last laid out; the language pill's; the large
+    /// mode's and the speech pill's (in that order, reading order).
     private(set) var buttonFrames: [Rect] = []
     private(set) var languageFrame: Rect?
-    private(set) var speechFrame: Rect?
+    private(set) var accessFrames: [Rect] = []
     /// Every pill's frame: what the scenes keep clear of.
-    var allFrames: [Rect] { buttonFrames + [languageFrame, speechFrame].compactMap { $0 } }
+    var allFrames: [Rect] { buttonFrames + [languageFrame].compactMap { $0 } + accessFrames }
 
     func layout(in info: DisplayInfo) {
         guard let fonts = root?.fonts else { return }
-        (buttonFrames, languageFrame, speechFrame) = Self.frames(for: names, languageTitle: showsLanguagePill ? texts.language.name : nil,
+        (buttonFrames, languageFrame, accessFrames) = Self.frames(for: names, languageTitle: showsLanguagePill ? texts.language.name : nil,
                                                     rightToLeft: texts.isRightToLeft, titles: names.map { title($0, texts) },
                                                     in: info, fonts: fonts)
         let all = allFrames
@@ -239,8 +256,10 @@ final class SceneBar: View {
             languageButton.frame = Rect(x: f.minX - minX, y: 0, width: f.width, height: f.height)
             languageButton.cornerRadius = f.height / 2
         }
-        speechButton.frame = speechFrame.map { Rect(x: $0.minX - minX, y: 0, width: $0.width, height: $0.height) } ?? .zero
-        speechButton.cornerRadius = speechButton.frame.height / 2
+        for (pill, f) in zip([largeButton as AccessPill, speechButton], accessFrames + [.zero, .zero]) {
+            pill.frame = f.isEmpty ? .zero : Rect(x: f.minX - minX, y: 0, width: f.width, height: f.height)
+            pill.cornerRadius = pill.frame.height / 2
+        }
     }
 }
 
@@ -274,9 +293,10 @@ final class Veil: View {
 
 /// The speech pill: the international symbol of access (a person with open arms in a circle),
 /// drawn to the pill's size, so it reads in every language.
-final class AccessPill: Button {
+class AccessPill: Button {
     var symbolColor = Color.paper { didSet { if symbolColor != oldValue { setNeedsDisplay() } } }
     override var drawsContent: Bool { true }
+    override var highContrastOutline: Color? { super.highContrastOutline == nil ? nil : symbolColor }
 
     override func draw(in canvas: Canvas) {
         let h = min(bounds.width, bounds.height), c = Point(x: bounds.width / 2, y: bounds.height / 2)
@@ -315,5 +335,18 @@ final class MoreTimePrompt: View {
         let width = min(info.size.width - 48, 900), height = min(info.size.height - 48, 220.0)
         frame = Rect(x: (info.size.width - width) / 2, y: (info.size.height - height) / 2, width: width, height: height)
         label.frame = Rect(x: 24, y: 24, width: width - 48, height: height - 48)
+    }
+}
+
+/// The large-mode pill: a small "a" beside a large "A", the usual sign for text size.
+final class LargeTextPill: AccessPill {
+    override func draw(in canvas: Canvas) {
+        let h = min(bounds.width, bounds.height)
+        guard let fonts = root?.fonts, let big = fonts.font(points: h * 0.5, scale: canvas.scale),
+              let small = fonts.font(points: h * 0.3, scale: canvas.scale) else { return }
+        let a = small.layout("a"), A = big.layout("A"), gap = h * 0.02
+        let x = (bounds.width - a.width - gap - A.width) / 2, baseline = bounds.height / 2 + big.ascent * 0.36
+        canvas.draw(a, at: Point(x: x, y: baseline), color: symbolColor)
+        canvas.draw(A, at: Point(x: x + a.width + gap, y: baseline), color: symbolColor)
     }
 }

@@ -8,6 +8,7 @@ extension TextCatalog {
         "scene.tiles": "Tiles",
         "scene.words": "Words",
         "panel.close": "Close",
+        "panel.more": "More",
 
         // Lander
         "lander.readout": "Speed {speed} m/s (↓ {down}) · Altitude {altitude} m · Fuel {fuel} %",
@@ -30,6 +31,9 @@ extension TextCatalog {
         "tiles.refill": "Refill",
         "tiles.hint": "Tap or drag across tiles to select them",
         "tiles.empty": "The board is empty — tap Refill",
+        "tiles.previous": "Previous tiles",
+        "tiles.next": "Next tiles",
+        "tiles.page": "Tiles {first} to {last} of {count}",
         "tiles.selected.one": "{n} selected",
         "tiles.selected.other": "{n} selected",
 
@@ -95,6 +99,7 @@ extension TextCatalog {
         "access.speechOn": "Speech on. Touch the screen to hear what is there; double-tap to choose it. Tap three times with two fingers to turn speech off.",
         "access.speechOff": "Speech off.",
         "access.speech": "Speech",
+        "access.large": "Large text",
         "access.moreTime": "Do you need more time? Touch the screen to go on.",
 
         // Setup
@@ -143,11 +148,15 @@ extension TextCatalog {
         "scene.tiles": "A pill in the scene bar: a board of coloured squares to select and remove.",
         "scene.words": "A pill in the scene bar: the screensaver of falling words.",
         "panel.close": "A button closing the operators' touch test or settings panel.",
+        "panel.more": "A button on a help card whose text is shown a part at a time (large text on a small screen): the next part.",
         "lander.landed": "Said on landing safely; a nod to Apollo 11 (\"The Eagle has landed\").",
         "lander.flyAgain": "A button after landing or crashing: start a new flight.",
         "lander.help.title": "The title of the lander's help card.",
         "tiles.remove": "A button: remove the selected tiles from the board.",
         "tiles.refill": "A button: fill the board with tiles again.",
+        "tiles.previous": "Spoken name of the arrow button that shows the previous page of tiles (when not all fit on the screen, in the large mode).",
+        "tiles.next": "Spoken name of the arrow button that shows the next page of tiles.",
+        "tiles.page": "Spoken when another page of tiles shows: which of them are on screen.",
         "touch.title": "The product's name; usually left as it is.",
         "touch.info": "A line of facts about the screen: its size in points, scale, orientation and pixel density.",
         "touch.spinner": "The label of a wheel turned with two fingers and made larger by spreading them.",
@@ -196,6 +205,7 @@ extension TextCatalog {
         "access.separator": "Between the parts the screen reader speaks; a comma and a space in most languages.",
         "access.tile": "Spoken for one tile of the tile board: its place among all tiles.",
         "access.speech": "The name of the scene bar's round button with the symbol of access: it turns speech on and off.",
+        "access.large": "The name of the scene bar's round \"aA\" button, as speech says it: it turns the large high-contrast mode on and off.",
         "access.speechOn": "Spoken when a visitor turns speech on: how to explore the screen without seeing it.",
         "access.moreTime": "Shown and spoken before the kiosk starts afresh for the next visitor, while speech is on: any touch keeps the visitor's place.",
     ]

@@ -64,10 +64,12 @@ final class ControlPad: View {
     }
 
     /// Buttons at least 16 mm wide on the real panel (~9 mm is the minimum for a fingertip).
-    func layout(mm: Double) {
+    /// `large`: the large high-contrast mode (15 mm targets; the buttons opaque).
+    func layout(mm: Double, large: Bool) {
         self.mm = mm
-        // The grip is a fingertip (9 mm) tall to touch; its bar is drawn 5 mm tall.
-        let side = max(64, 16 * mm), gap = max(8, 2.5 * mm), gripH = max(34, 9 * mm)
+        // The grip is a fingertip (9 mm, 15 mm in the large mode) tall to touch; its bar is drawn 5 mm tall.
+        let side = max(large ? 44 : 64, 16 * mm), gap = max(8, 2.5 * mm), gripH = max(34, (large ? 15 : 9) * mm)
+        for b in buttons { b.isOpaqueForLowVision = large }
         let width = 3 * side + 2 * gap
         bounds = Rect(x: 0, y: 0, width: width, height: gripH + gap + side)
         grip.frame = Rect(x: width / 2 - side / 2, y: 0, width: side, height: gripH)
@@ -148,14 +150,20 @@ final class ControlPad: View {
     }
 }
 
-/// One pad button: translucent (alpha 0.5), lit (0.75) while a finger is on it.
+/// One pad button: translucent (alpha 0.5), lit (0.75) while a finger is on it; in the large
+/// high-contrast mode opaque, lit by a thick edge.
 final class PadButton: View {
     let role: ControlPad.Role
     override func accessibilityActivate() -> Bool {
         (superview as? ControlPad)?.activate(role)
         return true
     }
-    var isLit = false { didSet { if isLit != oldValue { alpha = isLit ? 0.75 : 0.5 } } }
+    var isLit = false { didSet { if isLit != oldValue { restyle() } } }
+    var isOpaqueForLowVision = false { didSet { if isOpaqueForLowVision != oldValue { restyle() } } }
+    private func restyle() {
+        alpha = isOpaqueForLowVision ? 1 : isLit ? 0.75 : 0.5
+        if isOpaqueForLowVision { setNeedsDisplay() }
+    }
     override var drawsContent: Bool { true }
 
     init(role: ControlPad.Role) {
@@ -174,7 +182,9 @@ final class PadButton: View {
     override func draw(in canvas: Canvas) {
         let b = Rect(origin: .zero, size: bounds.size), w = b.width, h = b.height
         canvas.fillRoundedRect(b, radius: w * 0.18, color: Color(rgb: 0x2a3442))
-        canvas.strokeRoundedRect(b, radius: w * 0.18, width: 2, color: Color.mist)
+        let litEdge = isOpaqueForLowVision && isLit
+        canvas.strokeRoundedRect(b.insetBy(dx: litEdge ? 3 : 0, dy: litEdge ? 3 : 0), radius: w * 0.18, width: litEdge ? 6 : 2,
+                                 color: litEdge ? Color.sky : Color.mist)
         let icon = Color.paper
         switch role {
         case .port:
@@ -199,6 +209,7 @@ final class GripView: View {
     override func draw(in canvas: Canvas) {
         let h = min(barHeight, bounds.height)
         let bar = Rect(x: 0, y: bounds.height - h, width: bounds.width, height: h)
-        canvas.fillRoundedRect(bar, radius: min(5, h / 2), color: isHeld ? Color.sky : Color.slate.withAlpha(0.5))
+        // Opaque in high contrast: half of it lets the terrain through.
+        canvas.fillRoundedRect(bar, radius: min(5, h / 2), color: isHeld ? Color.sky : Color.slate.withAlpha(canvas.highContrast ? 1 : 0.5))
     }
 }

@@ -145,19 +145,20 @@ public final class LanderScene: ViewScene {
         // running under the button.
         let readoutWidth = min(size.width - ib - 16 - 24 - 16, 720)
         let widest = texts("lander.readout", ["speed": "88.8", "down": "88.8", "altitude": "888", "fuel": "100"])
-        let lineHeight = view.fonts.font(points: readout.fontSize, scale: view.info.scale)?.lineHeight ?? 24
-        let oneLine = (view.fonts.font(points: readout.fontSize, scale: view.info.scale)?.layout(widest).width ?? 0) <= readoutWidth
-        readout.numberOfLines = oneLine ? 1 : 2
+        let font = view.fonts.font(points: readout.fontSize, scale: view.info.scale)
+        let lineHeight = font?.lineHeight ?? 24
+        let lines = font.map { Label.wrap(widest, font: $0, width: max(10, readoutWidth), maxLines: .max).count } ?? 1
+        readout.numberOfLines = lines
         // The readout on the leading side, the info button on the trailing one.
         let rtl = view.isRightToLeft
         readout.frame = Rect(x: rtl ? size.width - 24 - max(10, readoutWidth) : 24, y: top, width: max(10, readoutWidth),
-                             height: oneLine ? 30 : 2 * lineHeight + 6)
+                             height: lines == 1 ? 30 : Double(lines) * lineHeight + 6)
         message.frame = Rect(x: 0, y: size.height * 0.3, width: size.width, height: 60)
         let fw = max(220, 55 * mm), fh = max(64, 16 * mm)
         flyAgain.frame = Rect(x: (size.width - fw) / 2, y: size.height * 0.3 + 80, width: fw, height: fh)
         infoButton.frame = Rect(x: rtl ? 16 : size.width - ib - 16, y: top, width: ib, height: ib)
         infoButton.cornerRadius = ib / 2
-        pad.layout(mm: mm)
+        pad.layout(mm: mm, large: view.info.isLarge)
         placePad()
         help?.frame = Rect(origin: .zero, size: size)
         help?.contentInsets = view.info.safeAreaInsets
@@ -170,7 +171,8 @@ public final class LanderScene: ViewScene {
         if let f = padFraction {
             c = Point(x: f.x * size.width, y: f.y * size.height)
         } else {
-            let margin = 24.0
+            // Half the margin in the large mode's twice-as-large points: room for a longer readout.
+            let margin = view.info.isLarge ? 12.0 : 24
             c = Point(x: effectivePadSide == .right ? size.width - margin - half.width : margin + half.width,
                       y: size.height - margin - half.height)
         }
@@ -271,8 +273,9 @@ public final class LanderScene: ViewScene {
 
     private func fillHelp(_ p: Panel) {
         p.titleLabel.text = texts["lander.help.title"]
-        p.bodyLabel.text = texts["lander.help.body"]
+        p.body = texts["lander.help.body"]
         p.closeButton.title = texts["panel.close"]
+        p.moreButton.title = texts["panel.more"]
         p.setNeedsLayout()
     }
 

@@ -12,6 +12,8 @@ public struct TileBoardModel: Codable, Equatable, Sendable {
     public static let fullCount = 24
     /// The smallest tile side and the gap on the real panel, and the board's margin in points.
     public static let minimumTileMillimetres = 12.0
+    /// In the large high-contrast mode (EN 301 549's low-vision targets).
+    public static let largeMinimumTileMillimetres = 15.0
     public static let gapMillimetres = 2.5
     public static let margin = 16.0
 
@@ -73,6 +75,13 @@ public struct TileBoardModel: Codable, Equatable, Sendable {
             if side > best.tile { best = (c, side) }
         }
         return (best.columns, max(minimumTile, best.tile))
+    }
+
+    /// How many tiles of side `minimumTile` fit in `area` with `gap` between them (at least one).
+    public static func capacity(area: Size, gap: Double, minimumTile: Double) -> Int {
+        let columns = Int(((area.width + gap) / (minimumTile + gap)).rounded(.down))
+        let rows = Int(((area.height + gap) / (minimumTile + gap)).rounded(.down))
+        return max(1, columns * rows)
     }
 
     /// The frame of the tile at grid `index` in a grid of `count` tiles centred in `area`.

@@ -8,7 +8,9 @@ import KioskUI
 /// A grid of tiles, each on or off. A tap toggles a tile; dragging toggles every tile a finger
 /// enters (once per entry), each finger on its own; a cancelled touch puts back what it toggled.
 /// Double tap removes a tile. Remove deletes the selected tiles — they shrink away and the rest
-/// slide to their new places — and Refill brings the board back to full.
+/// slide to their new places — and Refill brings the board back to full. Where not all tiles fit
+/// at their least size (a small panel in the large mode), the board shows them a page at a
+/// time, with arrow buttons at its sides.
 public final class TileBoardScene: ViewScene {
     public private(set) var model: TileBoardModel
     private let store: SceneStore?
@@ -20,7 +22,22 @@ public final class TileBoardScene: ViewScene {
     let removeButton = Button()
     let refillButton = Button()
     let status = Label()
+    let previousPage = Button(), nextPage = Button()
     private var laidOut = false
+    /// The page on screen, and how many tiles a page holds (all of them when all fit).
+    private(set) var page = 0
+    private(set) var perPage = TileBoardModel.fullCount
+    private var isPaged: Bool { perPage < model.tiles.count }
+    private var pageCount: Int { isPaged ? (model.tiles.count + perPage - 1) / perPage : 1 }
+    /// Grid indices of the tiles on screen.
+    var shownRange: Range<Int> {
+        let first = min(page, pageCount - 1) * perPage
+        return first..<min(model.tiles.count, first + perPage)
+    }
+    /// The page buttons' side (a strip beside the tiles when paged).
+    private var pagerSide = 44.0
+    /// The board's margin: half in the large mode, whose points are twice as large.
+    private var margin = TileBoardModel.margin
     private(set) var tileSide = 68.0, gap = 9.0, minimumTile = 45.0
     private(set) var columns = 4
     /// Per finger: the tile it is on and what it toggled (to undo on cancel).
@@ -77,6 +94,16 @@ public final class TileBoardScene: ViewScene {
         status.alignment = .center
         status.isUserInteractionEnabled = false
         view.addSubview(status)
+        for (b, step) in [(previousPage, -1), (nextPage, 1)] {
+            b.titleLabel.fontSize = 24
+            b.titleLabel.textColor = Color.paper
+            b.backgroundColor = Color.dusk
+            b.cornerRadius = 12
+            b.action = { [unowned self] _ in turnPage(by: step) }
+            view.addSubview(b)
+        }
+        previousPage.accessibilityIdentifier = "tiles previous"
+        nextPage.accessibilityIdentifier = "tiles next"
         refreshControls()
     }
 
@@ -94,11 +121,15 @@ public final class TileBoardScene: ViewScene {
 
     public override func layout(view: SceneView) {
         let size = view.bounds.size, safe = view.info.safeArea, mm = view.info.pointsPerMillimetre
+        let large = view.info.isLarge
         gap = TileBoardModel.gapMillimetres * mm
-        minimumTile = TileBoardModel.minimumTileMillimetres * mm
+        minimumTile = (large ? TileBoardModel.largeMinimumTileMillimetres : TileBoardModel.minimumTileMillimetres) * mm
+        pagerSide = max(44, minimumTile)
+        margin = large ? TileBoardModel.margin / 2 : TileBoardModel.margin
         // Buttons along the bottom, the status line above them, and the board in all the rest of
         // the safe area (below the shell's scene bar: a tile under it could not be touched).
-        let barH = max(64, 16 * mm)
+        // Zoomed, the large mode's points are twice as big: 44 of them are 15 mm or more.
+        let barH = max(large ? 44 : 64, 16 * mm)
         let bw = min(260, (safe.width - 48) / 2)
         let buttonsY = safe.maxY - barH - 12
         let leading = Rect(x: safe.midX - bw - 8, y: buttonsY, width: bw, height: barH)
@@ -106,34 +137,79 @@ public final class TileBoardScene: ViewScene {
         // Remove comes first in reading order: on the right in a right-to-left language.
         removeButton.frame = view.isRightToLeft ? trailing : leading
         refillButton.frame = view.isRightToLeft ? leading : trailing
-        status.frame = Rect(x: safe.minX, y: buttonsY - 40, width: safe.width, height: 32)
+        // Twice as large, the hint takes two lines on a narrow panel in a long language.
+        let statusH = large ? 50.0 : 32
+        status.numberOfLines = large ? 2 : 1
+        status.frame = Rect(x: safe.minX, y: buttonsY - statusH - 8, width: safe.width, height: statusH)
         board.frame = Rect(x: 0, y: safe.minY, width: size.width, height: max(0, status.frame.minY - 4 - safe.minY))
         // The first layout places tiles; later ones (rotation) slide them to their new places.
         placeTiles(animated: laidOut)
         laidOut = true
     }
 
-    /// Where the tiles go, in board coordinates: inside the margin, the safe area's width.
-    private var gridArea: Rect {
-        let safe = view.info.safeArea, m = TileBoardModel.margin
-        return Rect(x: safe.minX + m, y: m, width: max(0, safe.width - 2 * m), height: max(0, board.bounds.height - 2 * m))
+    /// Where the tiles go, in board coordinates: inside the margin, the safe area's width (less
+    /// the page buttons' strips when paged).
+    private var gridArea: Rect { gridArea(paged: isPaged) }
+    private func gridArea(paged: Bool) -> Rect {
+        let safe = view.info.safeArea, m = margin
+        let x = paged ? m : safe.minX + m, strips = paged ? 2 * (pagerSide + m) : 0
+        return Rect(x: x, y: m, width: max(0, safe.width - 2 * m - strips), height: max(0, board.bounds.height - 2 * m))
     }
 
-    /// Sizes the grid for the tiles there are now: the fewer, the bigger.
+    /// Sizes the grid for the tiles there are now: the fewer, the bigger; a page at a time when
+    /// not all fit at the least size.
     private func updateGrid() {
-        let g = TileBoardModel.grid(count: model.tiles.count, area: gridArea.size, gap: gap, minimumTile: minimumTile)
+        let fitting = { (paged: Bool) in TileBoardModel.capacity(area: self.gridArea(paged: paged).size, gap: self.gap, minimumTile: self.minimumTile) }
+        perPage = model.tiles.count <= fitting(false) ? TileBoardModel.fullCount : fitting(true)
+        page = min(page, pageCount - 1)
+        let g = TileBoardModel.grid(count: isPaged ? perPage : model.tiles.count, area: gridArea.size, gap: gap, minimumTile: minimumTile)
         columns = g.columns
         tileSide = g.tile
+        layoutPager()
     }
 
+    /// The board across the screen, or between the page buttons at its sides when paged; the
+    /// buttons facing the way the pages go (mirrored right to left).
+    private func layoutPager() {
+        let safe = view.info.safeArea, m = margin, strip = pagerSide + m
+        board.frame = isPaged ? Rect(x: safe.minX + strip, y: board.frame.minY, width: max(0, safe.width - 2 * strip), height: board.frame.height)
+            : Rect(x: 0, y: board.frame.minY, width: view.bounds.width, height: board.frame.height)
+        let area = gridArea.offsetBy(dx: board.frame.minX, dy: board.frame.minY)
+        let y = area.midY - pagerSide / 2
+        let left = Rect(x: area.minX - m - pagerSide, y: y, width: pagerSide, height: pagerSide)
+        let right = Rect(x: area.maxX + m, y: y, width: pagerSide, height: pagerSide)
+        let rtl = view.isRightToLeft
+        previousPage.frame = rtl ? right : left
+        nextPage.frame = rtl ? left : right
+        previousPage.title = rtl ? "▶" : "◀"
+        nextPage.title = rtl ? "◀" : "▶"
+        for b in [previousPage, nextPage] { b.isHidden = !isPaged }
+        previousPage.isEnabled = page > 0
+        nextPage.isEnabled = page < pageCount - 1
+    }
+
+    private func turnPage(by step: Int) {
+        let next = max(0, min(pageCount - 1, page + step))
+        guard next != page else { return }
+        page = next
+        placeTiles(animated: false)
+        let shown = shownRange
+        view.root?.screenReader.announce(texts("tiles.page", ["first": String(shown.lowerBound + 1), "last": String(shown.upperBound),
+                                                             "count": String(model.tiles.count)]))
+    }
+
+    /// The frame of the tile at grid `index`, on its page.
     func tileFrame(index: Int) -> Rect {
-        TileBoardModel.frame(index: index, count: model.tiles.count, columns: columns, tile: tileSide, gap: gap, area: gridArea)
+        TileBoardModel.frame(index: index - shownRange.lowerBound, count: isPaged ? perPage : model.tiles.count, columns: columns,
+                             tile: tileSide, gap: gap, area: gridArea)
     }
 
     private func placeTiles(animated: Bool) {
         updateGrid()
+        let shown = shownRange
         for (i, t) in model.tiles.enumerated() {
             guard let v = tileViews[t.id] else { continue }
+            v.isHidden = !shown.contains(i)
             let f = tileFrame(index: i)
             if animated {
                 View.animate(duration: Self.animation, animations: {
@@ -152,7 +228,7 @@ public final class TileBoardScene: ViewScene {
     /// seam): no dead strips between tiles.
     func tile(at p: Point) -> Int? {
         let reach = -(gap / 2 + 0.01)
-        for (i, t) in model.tiles.enumerated() where tileFrame(index: i).insetBy(dx: reach, dy: reach).contains(p) { return t.id }
+        for i in shownRange where tileFrame(index: i).insetBy(dx: reach, dy: reach).contains(p) { return model.tiles[i].id }
         return nil
     }
 
@@ -174,6 +250,7 @@ public final class TileBoardScene: ViewScene {
     /// A new visitor: a full board with nothing selected (said to nobody).
     public override func reset() {
         for t in model.tiles where t.selected { setTile(t.id, on: false) }
+        page = 0
         refill(announcing: false)
     }
 
@@ -224,6 +301,8 @@ public final class TileBoardScene: ViewScene {
     public override func applyTexts() {
         removeButton.title = texts["tiles.remove"]
         refillButton.title = texts["tiles.refill"]
+        previousPage.accessibilityLabel = texts["tiles.previous"]
+        nextPage.accessibilityLabel = texts["tiles.next"]
         labelTiles()
         refreshControls(announcing: false)
     }

@@ -612,6 +612,7 @@ final class FingersView: View {
         let r = scene.markerRadius, side = Int32(((r + 4) * 2 * Double(scale)).rounded(.up))
         guard let layer = Image(pixelSize: PixelSize(width: side, height: side), hasAlpha: true, scale: scale) else { return nil }
         let c = Canvas(image: layer)
+        c.highContrast = root?.info.isLarge ?? false
         let centre = Point(x: layer.size.width / 2, y: layer.size.height / 2)
         let color = scene.color(for: id)
         c.fillCircle(center: centre, radius: r, color: color.withAlpha(0.25))

@@ -41,6 +41,12 @@ open class Button: View {
         titleLabel.frame = b.insetBy(dx: 6, dy: 0)
     }
 
+    /// On a fill that goes black in high contrast, the button's edge is drawn in its title's colour.
+    open override var highContrastOutline: Color? {
+        guard backgroundColor.map(\.isSurfaceInHighContrast) ?? true else { return nil }
+        return titleLabel.textColor
+    }
+
     open override var spokenLabel: String? { accessibilityLabel ?? (title.isEmpty ? nil : title) }
 
     /// A screen reader's double tap: the action, as a tap would fire it.

@@ -3,12 +3,18 @@ import KioskRender
 
 /// An overlay panel (help screens): a dimmed backdrop over the whole root and a rounded card
 /// with a title, a body and a Close button; a tap on the backdrop (outside the card) closes it
-/// too. The card is as tall as its text needs.
+/// too. The card is as tall as its text needs; a body longer than the card can hold (large text
+/// on a small panel) shows a part at a time, and a More button beside Close turns to the next.
 open class Panel: View {
     public let card = View()
     public let titleLabel = Label()
     public let bodyLabel = Label()
     public let closeButton = Button()
+    public let moreButton = Button()
+    /// The body's whole text.
+    public var body = "" { didSet { if body != oldValue { part = 0; setNeedsLayout() } } }
+    /// Which part of the body shows, of how many.
+    public private(set) var part = 0, partCount = 1
     public var onClose: (() -> Void)?
     /// Edges the card keeps clear of (the root's safe area: the shell's scene bar); the
     /// backdrop still covers everything.
@@ -31,10 +37,20 @@ open class Panel: View {
         closeButton.backgroundColor = Color.sky
         closeButton.cornerRadius = 10
         closeButton.action = { [unowned self] _ in dismiss() }
+        moreButton.title = "More"
+        moreButton.titleLabel.fontSize = 20
+        moreButton.titleLabel.textColor = Color.paper
+        moreButton.backgroundColor = Color.dusk
+        moreButton.cornerRadius = 10
+        moreButton.action = { [unowned self] _ in
+            part = (part + 1) % partCount
+            setNeedsLayout()
+        }
         addSubview(card)
         card.addSubview(titleLabel)
         card.addSubview(bodyLabel)
         card.addSubview(closeButton)
+        card.addSubview(moreButton)
     }
 
     open override func layoutSubviews() {
@@ -42,12 +58,27 @@ open class Panel: View {
         let mm = root?.info.pointsPerMillimetre ?? DisplayInfo.fallbackPointsPerMillimetre
         let w = max(0, min(area.width - 48, 720))
         let buttonH = max(48, 11 * mm), buttonW = max(140, 30 * mm)
+        bodyLabel.text = bodyPart(width: w - 56, height: area.height - 32 - (20 + 44 + 8 + 20 + buttonH + 20))
+        moreButton.isHidden = partCount < 2
         let bodyH = bodyLabel.sizeThatFits(width: w - 56).height
         let h = max(0, min(area.height - 32, 20 + 44 + 8 + bodyH + 20 + buttonH + 20))
         card.frame = Rect(x: area.minX + (area.width - w) / 2, y: area.minY + (area.height - h) / 2, width: w, height: h)
         titleLabel.frame = Rect(x: 28, y: 20, width: w - 56, height: 44)
         bodyLabel.frame = Rect(x: 28, y: 72, width: w - 56, height: max(0, h - 72 - 20 - buttonH - 20))
         closeButton.frame = Rect(x: isRightToLeft ? 28 : w - 28 - buttonW, y: h - 20 - buttonH, width: buttonW, height: buttonH)
+        moreButton.frame = Rect(x: isRightToLeft ? w - 28 - buttonW : 28, y: h - 20 - buttonH, width: buttonW, height: buttonH)
+    }
+
+    /// The part of `body` on show: its wrapped lines, as many as `height` holds per part (the
+    /// lines kept as they were wrapped, so the part lays out the same).
+    private func bodyPart(width: Double, height: Double) -> String {
+        guard let root, let font = root.fonts.font(bodyLabel.fontFamily, points: bodyLabel.fontSize, scale: root.info.scale) else { return body }
+        let lines = Label.wrap(body, font: font, width: width, maxLines: .max).map(\.text)
+        let perPart = max(1, Int(height / max(1, font.lineHeight)))
+        partCount = max(1, (lines.count + perPart - 1) / perPart)
+        part = min(part, partCount - 1)
+        guard partCount > 1 else { return body }
+        return lines[(part * perPart)..<min(lines.count, (part + 1) * perPart)].joined(separator: "\n")
     }
 
     /// Shows the panel over `root`'s content, fading in.
