@@ -7,6 +7,8 @@ import re
 import subprocess
 import time
 
+import pytest
+
 from harness import Kiosk, views
 
 CONFIG = '[shell]\nscenes = ["lander", "tiles"]\nidle_timeout = 0\n'
@@ -144,3 +146,53 @@ def test_sway_a_keypad_visitor_hears_the_bar_and_chooses_tiles_with_enter(tmp_pa
         assert seconds > 1 and rms > 0.02, f"the kiosk's voice under sway: {seconds} s at RMS {rms}"
     finally:
         sway.close()
+
+
+def test_cage_a_visitor_without_sight_turns_speech_on_explores_the_bar_and_chooses_tiles(tmp_path):
+    """Under cage, the kiosk cage's own child as deployed (Debian 13's cage 0.2.0, which takes a
+    virtual pointer; 0.1.4 takes none): the speech pill tapped, the bar explored by a finger
+    sliding along it, Tiles chosen by a double tap — heard in the recording."""
+    import tempfile
+    from pathlib import Path
+
+    from wlroots import WLROOTS_015, Cage
+
+    if WLROOTS_015:
+        pytest.skip("cage 0.1.4 offers no virtual pointer to touch it with")
+    sound_dir = Path(tempfile.mkdtemp(prefix="kiosk-sound-"))
+    sound_dir.chmod(0o755)
+    c = Cage("--scene", "lander", config=CONFIG, env={"ALSA_CONFIG_PATH": recording_device(sound_dir)})
+    try:
+        c.wait_for(r"view: scene bar speech", timeout=15)
+        c.send()  # the pointer plugged in; the kiosk binds it when cage says so
+        c.wait_for(r"seat capabilities: .*pointer=true")
+        time.sleep(2)  # the visitor arrives after a pause
+
+        def at(label):
+            x, y, w, h = views(c)[label]
+            return f"pointer {round(x + w / 2)} {round(y + h / 2)} {Cage.size[0]} {Cage.size[1]}"
+
+        c.send(at("scene bar speech"), "button down", "button up")
+        c.wait_for(re.escape("speech (en): Speech on."))
+        time.sleep(1)
+        (x0, y0), (x1, _) = [(round(v[0] + v[2] / 2), round(v[1] + v[3] / 2)) for v in
+                             (views(c)["scene bar lander"], views(c)["scene bar tiles"])]
+        c.send(f"pointer {x0} {y0} 1280 720", "button down")
+        for i in range(1, 21):
+            time.sleep(0.05)
+            c.send(f"pointer {x0 + (x1 - x0) * i // 20} {y0} 1280 720")
+        time.sleep(0.3)
+        c.send("button up")
+        c.wait_for(re.escape("speech (en): Tiles, scene"))
+        assert "scene: tiles" not in c.stderr, "exploring pressed the pill"
+        time.sleep(1)
+        c.send("pointer 640 500 1280 720", "button down", "button up")
+        time.sleep(0.12)
+        c.send("button down", "button up")
+        c.wait_for(r"scene: tiles")
+        spoken = re.findall(r"speech \(en\): (.*)", c.stderr)
+        assert "Lander, scene, selected" in spoken and "Tiles, scene" in spoken, spoken
+    finally:
+        c.close()
+    seconds, rms = measured(sound_dir)
+    assert seconds > 1 and rms > 0.02, f"the kiosk's voice under cage: {seconds} s at RMS {rms}"

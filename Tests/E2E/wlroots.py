@@ -193,6 +193,28 @@ class Wlroots(UserCompositor):
 
     name = "wlroots"
     extra_env = dict(WLR_BACKENDS="headless", WLR_RENDERER="pixman", WLR_LIBINPUT_NO_DEVICES="1")
+    input: subprocess.Popen | None = None
+
+    def send(self, *commands):
+        """Input through the virtual pointer and keyboard; returns once the compositor has handled it
+        (sway; cage from 0.2.0: 0.1.4 offers neither protocol)."""
+        if self.input is None:
+            args, user = self.user_command([_user_copy(VINPUT)])
+            self.input = subprocess.Popen(args, env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, **user)
+            first = self.input.stdout.readline().strip()
+            assert first == "ready", f"virtual-input: {first} {self.input.stderr.read() if not first else ''}"
+        for c in commands:
+            self.input.stdin.write(c + "\n")
+            self.input.stdin.flush()
+            answer = self.input.stdout.readline().strip()
+            assert answer.startswith("ok"), f"virtual-input refused {c!r}: {answer}"
+
+    def close(self):
+        if self.input:
+            self.input.stdin.close()
+            stop(self.input)
+        super().close()
 
 
 class Cage(Wlroots):
@@ -296,26 +318,6 @@ class Sway(Wlroots):
 
     def swaymsg(self, *args):
         return self.run("swaymsg", *args)
-
-    def send(self, *commands):
-        """Input through the virtual pointer and keyboard; returns once sway has handled it."""
-        if self.input is None:
-            args, user = self.user_command([_user_copy(VINPUT)])
-            self.input = subprocess.Popen(args, env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True, **user)
-            first = self.input.stdout.readline().strip()
-            assert first == "ready", f"virtual-input: {first} {self.input.stderr.read() if not first else ''}"
-        for c in commands:
-            self.input.stdin.write(c + "\n")
-            self.input.stdin.flush()
-            answer = self.input.stdout.readline().strip()
-            assert answer.startswith("ok"), f"virtual-input refused {c!r}: {answer}"
-
-    def close(self):
-        if self.input:
-            self.input.stdin.close()
-            stop(self.input)
-        super().close()
 
 
 def run_kiosk_as_user(compositor: UserCompositor, *args, env=None):
