@@ -287,7 +287,10 @@ final class Application: WindowDelegate, InputSink {
 
     func windowNeedsFrame(_ window: Window) -> Bool { stage?.needsFrame ?? false }
 
-    func window(_ window: Window, advanceTo time: Double) { stage?.advance(to: time) }
+    func window(_ window: Window, advanceTo time: Double) {
+        stage?.advance(to: time)
+        diagnostics.recordFlight(at: time)
+    }
 
     func windowTakeDamage(_ window: Window) -> Region { stage?.takeDamage() ?? Region() }
 

@@ -54,6 +54,18 @@ final class Diagnostics {
         visit(root)
     }
 
+    /// At debug level, the lander's flight ten times a second while it flies on screen, and its
+    /// end once: what a check that flies it live steers by.
+    func recordFlight(at time: Double) {
+        guard log.logLevel <= .debug, let shell, shell.showing == .scene, let lander = shell.current as? LanderScene else { return }
+        let flying = lander.model.isFlying
+        guard flying ? time - lastFlightRecord >= 0.1 : wasFlying else { return }
+        lastFlightRecord = time
+        wasFlying = flying
+        log.debug("lander: \(lander.model.flightRecord)")
+    }
+    private var lastFlightRecord = -Double.infinity, wasFlying = false
+
     private var statsSince = MonotonicClock.now()
     private var statsPresented = (followed: 0, presented: 0, discarded: 0, skipped: 0)
     /// One line of frame statistics since the last (SIGUSR1), for an operator or a measurement.

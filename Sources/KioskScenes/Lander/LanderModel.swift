@@ -142,6 +142,14 @@ public struct LanderModel: Equatable, Sendable {
 
     public var positionMetres: Point { Point(x: state.x * worldWidth, y: state.y * Self.worldHeight) }
     public var isFlying: Bool { state.outcome == .flying }
+    /// The flight as a recorder would note it (the debug log's `lander:` lines): where the ship
+    /// is, how it moves and leans, where the pad is, the engine and the outcome.
+    public var flightRecord: String {
+        let p = positionMetres, s = state
+        func f(_ v: Double, _ per: Double = 100) -> String { format((v * per).rounded() / per) }
+        return "x \(f(p.x)) altitude \(f(p.y - terrain.height(at: p.x))) vx \(f(s.vx)) vy \(f(s.vy)) heading \(f(s.heading, 1000)) "
+            + "pad \(f(terrain.padStart))-\(f(terrain.padEnd)) engine \(engineOn ? "on" : "off") \(s.outcome)"
+    }
     public var engineFiring: Bool { engineOn && state.fuel > 0 && isFlying }
 
     /// Advances by `dt` seconds in whole fixed steps (the remainder carries to the next call).
