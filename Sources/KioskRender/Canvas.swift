@@ -63,32 +63,17 @@ public final class Canvas {
         borrowsClip = false
     }
 
-    private init(turning base: Canvas, by t: AffineTransform, rotation: Rotation, size: Size) {
-        target = base.target
-        targetIsShared = base.targetIsShared
-        scale = base.scale
-        pixelSize = base.pixelSize
-        self.size = size
-        turn = t.concatenating(AffineTransform(scaleX: Double(base.scale), y: Double(base.scale)))
-        turnInPoints = t
-        self.rotation = rotation
-        borrowsClip = true
-        clip = base.clip
-        clipBounds = base.clipBounds
-        cache = base.cache
-        highContrast = base.highContrast
-        _keepAlive = base
-    }
-
-    private init(zooming base: Canvas, by zoom: Int) {
+    /// A canvas borrowing `base`'s target and clip: turned by `t` (points to target points;
+    /// nil: upright), at `zoom` times its scale, `size` points large.
+    private init(borrowing base: Canvas, turn t: AffineTransform?, rotation: Rotation, zoom: Int, size: Size) {
         target = base.target
         targetIsShared = base.targetIsShared
         scale = base.scale * zoom
         pixelSize = base.pixelSize
-        size = Size(width: Double(pixelSize.width) / Double(scale), height: Double(pixelSize.height) / Double(scale))
-        turn = nil
-        turnInPoints = nil
-        rotation = .upright
+        self.size = size
+        turn = t?.concatenating(AffineTransform(scaleX: Double(base.scale), y: Double(base.scale)))
+        turnInPoints = t
+        self.rotation = rotation
         borrowsClip = true
         clip = base.clip
         clipBounds = base.clipBounds
@@ -102,7 +87,9 @@ public final class Canvas {
     /// clip as a turned canvas does.
     public func zoomed(by zoom: Int) -> Canvas? {
         guard turn == nil, zoom >= 1 else { return nil }
-        return Canvas(zooming: self, by: zoom)
+        let s = Double(scale * zoom)
+        return Canvas(borrowing: self, turn: nil, rotation: .upright, zoom: zoom,
+                      size: Size(width: Double(pixelSize.width) / s, height: Double(pixelSize.height) / s))
     }
 
     /// This canvas' target seen through `transform` (points of a `size` space → this canvas'
@@ -116,7 +103,7 @@ public final class Canvas {
         var t = transform
         t.tx = (t.tx * s).rounded() / s
         t.ty = (t.ty * s).rounded() / s
-        return Canvas(turning: self, by: t, rotation: r, size: size)
+        return Canvas(borrowing: self, turn: t, rotation: r, zoom: 1, size: size)
     }
 
     /// The quarter turn `t`'s linear part is, or nil when it is not one exactly.

@@ -71,31 +71,29 @@ import Testing
                 }
                 #expect(mismatches == 0, "rotation \(rot * 90)°: \(mismatches) pixels differ")
             }
-            let onGlass = r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5).center, to: nil))
-            for phase in [TouchPhase.began, .ended] {
-                scene.handle(r.stage.toScene(TouchBatch(time: r.clock.now, points: [TouchPoint(id: 1, phase: phase, location: onGlass)])))
-            }
+            let (d, tileOnGlass) = tapTileFive(r, scene)
             #expect(scene.model.selectedIDs == [5], "rotation \(rot * 90)°")
-            r.clock.advance(by: 1)
-            let d = r.renderFrame()
-            let tileOnGlass = r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5), to: nil))
             #expect(d.intersects(tileOnGlass.insetBy(dx: 6, dy: 6).pixelBounds(scale: 1)), "rotation \(rot * 90)°: damage \(d)")
         }
+    }
+
+    /// Tile 5 tapped where it is on the glass; the next frame's damage, and the tile on the glass.
+    private func tapTileFive(_ r: HeadlessRenderer, _ scene: TileBoardScene) -> (Region, Rect) {
+        let onGlass = r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5).center, to: nil))
+        for phase in [TouchPhase.began, .ended] {
+            scene.handle(r.stage.toScene(TouchBatch(time: r.clock.now, points: [TouchPoint(id: 1, phase: phase, location: onGlass)])))
+        }
+        r.clock.advance(by: 1)
+        let d = r.renderFrame()
+        return (d, r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5), to: nil)))
     }
 
     @Test func aTapLandsOnTheSameTileInEveryRotation() throws {
         for rot in 0...3 {
             let (r, scene) = try render(rotation: rot)
-            let centre = scene.board.convert(scene.tileFrame(index: 5).center, to: nil)
-            let onGlass = r.stage.sceneToWindow.apply(centre) // where a finger touches the panel
-            for phase in [TouchPhase.began, .ended] {
-                scene.handle(r.stage.toScene(TouchBatch(time: r.clock.now, points: [TouchPoint(id: 1, phase: phase, location: onGlass)])))
-            }
+            let (d, tileOnGlass) = tapTileFive(r, scene)
             #expect(scene.model.selectedIDs == [5], "rotation \(rot * 90)°")
             // The change damages the tile where it is on the glass, not where it is in the scene.
-            r.clock.advance(by: 1)
-            let d = r.renderFrame()
-            let tileOnGlass = r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5), to: nil))
             #expect(d.intersects(tileOnGlass.insetBy(dx: 4, dy: 4).pixelBounds(scale: 1)))
             #expect(d.area < 300 * 400 / 2)
         }
