@@ -19,10 +19,7 @@ final class Stage: SetupStage {
     /// The screen as the scene sees it (rotated, zoomed in the large mode), less the stats
     /// overlay when it is shown.
     var info: DisplayInfo {
-        var i = Stage.rotated(windowInfo, rotation)
-        i.size = Size(width: i.size.width / Double(zoom), height: i.size.height / Double(zoom))
-        i.scale *= zoom
-        i.isLarge = isLarge
+        var i = Stage.sceneInfo(windowInfo, rotation: rotation, large: isLarge)
         if showsStats { i.safeAreaInsets = Stage.insets(covering: statsRectInScene, in: i.size) }
         return i
     }
@@ -69,6 +66,17 @@ final class Stage: SetupStage {
     static func rotated(_ i: DisplayInfo, _ r: Rotation) -> DisplayInfo {
         var o = i
         o.size = r.apply(i.size)
+        return o
+    }
+
+    /// What a scene is given on a window of `i`: turned by `r`, and in the large mode half the
+    /// points at twice the scale.
+    static func sceneInfo(_ i: DisplayInfo, rotation r: Rotation, large: Bool) -> DisplayInfo {
+        var o = rotated(i, r)
+        let zoom = large ? 2.0 : 1
+        o.size = Size(width: o.size.width / zoom, height: o.size.height / zoom)
+        o.scale *= Int(zoom)
+        o.isLarge = large
         return o
     }
 

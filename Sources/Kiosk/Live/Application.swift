@@ -100,13 +100,15 @@ final class Application: WindowDelegate, InputSink {
             name = n // where the kiosk was at its last shutdown
         }
         self.store = store
-        let expected = display.expectedDisplayInfo.map { Stage.rotated($0, rotation) }
+        let expected = display.expectedDisplayInfo
         let current = settings.current
         let scheduler = self.scheduler
         let names = current.scenes.contains(name) ? current.scenes : current.scenes + [name]
         let voice = Voice(device: current.soundDevice, log: log)
         self.voice = voice
-        let prep = ScenePreparation(info: expected, log: log) { fonts in
+        // Laid out as the stage will show it: rotated, and large if the shell asks for it.
+        let prep = ScenePreparation(info: { scene in expected.map { Stage.sceneInfo($0, rotation: rotation, large: scene.prefersLargeDisplay) } },
+                                    log: log) { fonts in
             let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler, catalog: Application.catalog,
                               startInScreensaver: startInScreensaver, store: store,
                               make: Application.sceneMaker(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log))

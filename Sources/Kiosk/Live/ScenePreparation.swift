@@ -20,7 +20,9 @@ import KioskPlatform
 /// by the main thread only after `join()`, which orders every write before every read.
 final class ScenePreparation: @unchecked Sendable {
     private let makeScene: (FontCache) -> Scene
-    private let info: DisplayInfo?
+    /// The display to lay the scene out for, once it is made (it may ask for the large mode).
+    private let info: (Scene) -> DisplayInfo?
+    private var laidOutFor: DisplayInfo?
     private let log: Logger
     private var thread = pthread_t()
     private var started = false
@@ -28,14 +30,14 @@ final class ScenePreparation: @unchecked Sendable {
 
     /// `makeScene` runs on the helper thread; what it captures (scheduler, store) is only stored
     /// by the scene there and first used on the main thread after `join()`.
-    init(info: DisplayInfo?, log: Logger, makeScene: @escaping (FontCache) -> Scene) {
+    init(info: @escaping (Scene) -> DisplayInfo?, log: Logger, makeScene: @escaping (FontCache) -> Scene) {
         self.makeScene = makeScene
         self.info = info
         self.log = log
     }
 
-    /// The display the scene was laid out for, if it was.
-    var preparedInfo: DisplayInfo? { info }
+    /// The display the scene was laid out for, if it was (known after `join()`).
+    var preparedInfo: DisplayInfo? { laidOutFor }
 
     func start() {
         let arg = Unmanaged.passRetained(self).toOpaque()
@@ -54,8 +56,9 @@ final class ScenePreparation: @unchecked Sendable {
         let log = self.log
         let fonts = FontCache(report: { log.warning("\($0)") })
         let scene = makeScene(fonts)
-        if let info {
-            scene.layout(info)
+        laidOutFor = info(scene)
+        if let laidOutFor {
+            scene.layout(laidOutFor)
             scene.prepareContent()
         }
         result = (scene, fonts)
