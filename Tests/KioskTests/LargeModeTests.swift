@@ -107,6 +107,24 @@ import Testing
         #expect(tiles.tileViews[tiles.model.tiles[0].id]!.isHidden, "the first page's tiles are not shown")
     }
 
+    /// On the 7" panel the help shows a part at a time: More turns to the next part and back to
+    /// the first; a screen reader hears the whole text whichever part shows.
+    @Test func aLongHelpShowsAPartAtATime() throws {
+        let c = try PanelMatrixTests.Composed(PanelMatrixTests.panels[0], "lander-help", large: true)
+        let help = try #require((c.shell.current as? LanderScene)?.help)
+        #expect(help.partCount > 1 && !help.moreButton.isHidden)
+        var seen: [String] = []
+        for _ in 0..<help.partCount {
+            seen.append(help.bodyLabel.text)
+            let f = help.moreButton.convert(Rect(origin: .zero, size: help.moreButton.bounds.size), to: nil)
+            tap(c, at: Point(x: f.midX, y: f.midY))
+        }
+        #expect(help.part == 0, "back to the first part")
+        let words = { (s: String) in s.split(whereSeparator: { $0 == " " || $0 == "\n" }) }
+        #expect(words(seen.joined(separator: " ")) == words(help.body), "every part shown once, in order")
+        #expect(help.bodyLabel.spokenLabel == help.body)
+    }
+
     /// A tap in the shell's (scene) points.
     private func tap(_ c: PanelMatrixTests.Composed, at p: Point, after pause: Double = 0.2, holding: Double = 0.05) {
         let now = c.renderer.clock.now + pause

@@ -40,7 +40,7 @@ public final class LanderScene: ViewScene {
     let flyAgain = Button()
     let infoButton = Button()
     let pad = ControlPad()
-    private var help: Panel?
+    private(set) var help: Panel?
     private var padFraction: Point?
     private var keyEngine = false, keyTurn = 0
     private var lastTime: Double?

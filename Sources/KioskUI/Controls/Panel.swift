@@ -11,8 +11,15 @@ open class Panel: View {
     public let bodyLabel = Label()
     public let closeButton = Button()
     public let moreButton = Button()
-    /// The body's whole text.
-    public var body = "" { didSet { if body != oldValue { part = 0; setNeedsLayout() } } }
+    /// The body's whole text (a screen reader says all of it, whichever part shows).
+    public var body = "" {
+        didSet {
+            guard body != oldValue else { return }
+            part = 0
+            bodyLabel.accessibilityLabel = body
+            setNeedsLayout()
+        }
+    }
     /// Which part of the body shows, of how many.
     public private(set) var part = 0, partCount = 1
     public var onClose: (() -> Void)?
