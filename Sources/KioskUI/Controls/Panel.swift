@@ -65,15 +65,27 @@ open class Panel: View {
         let mm = root?.info.pointsPerMillimetre ?? DisplayInfo.fallbackPointsPerMillimetre
         let w = max(0, min(area.width - 48, 720))
         let buttonH = max(48, 11 * mm), buttonW = max(140, 30 * mm)
-        bodyLabel.text = bodyPart(width: w - 56, height: area.height - 32 - (20 + 44 + 8 + 20 + buttonH + 20))
+        // Where the body would hold fewer than three lines (large text on a small panel), the
+        // card gives up its margins and the title's spare height to the text.
+        let lineH = bodyLineHeight, titleLine = titleLabel.sizeThatFits(width: w).height
+        let compact = area.height - 32 - (20 + 44 + 8 + 20 + buttonH + 20) < 3 * lineH
+        let outer = compact ? 8.0 : 32, gap = compact ? 8.0 : 20, titleH = compact ? max(1, titleLine) : 44
+        let chrome = gap + titleH + (compact ? 4 : 8) + gap + buttonH + gap
+        bodyLabel.text = bodyPart(width: w - 56, height: area.height - outer - chrome)
         moreButton.isHidden = partCount < 2
         let bodyH = bodyLabel.sizeThatFits(width: w - 56).height
-        let h = max(0, min(area.height - 32, 20 + 44 + 8 + bodyH + 20 + buttonH + 20))
+        let h = max(0, min(area.height - outer, chrome + bodyH))
         card.frame = Rect(x: area.minX + (area.width - w) / 2, y: area.minY + (area.height - h) / 2, width: w, height: h)
-        titleLabel.frame = Rect(x: 28, y: 20, width: w - 56, height: 44)
-        bodyLabel.frame = Rect(x: 28, y: 72, width: w - 56, height: max(0, h - 72 - 20 - buttonH - 20))
-        closeButton.frame = Rect(x: isRightToLeft ? 28 : w - 28 - buttonW, y: h - 20 - buttonH, width: buttonW, height: buttonH)
-        moreButton.frame = Rect(x: isRightToLeft ? w - 28 - buttonW : 28, y: h - 20 - buttonH, width: buttonW, height: buttonH)
+        titleLabel.frame = Rect(x: 28, y: gap, width: w - 56, height: titleH)
+        let bodyY = gap + titleH + (compact ? 4 : 8)
+        bodyLabel.frame = Rect(x: 28, y: bodyY, width: w - 56, height: max(0, h - bodyY - gap - buttonH - gap))
+        closeButton.frame = Rect(x: isRightToLeft ? 28 : w - 28 - buttonW, y: h - gap - buttonH, width: buttonW, height: buttonH)
+        moreButton.frame = Rect(x: isRightToLeft ? w - 28 - buttonW : 28, y: h - gap - buttonH, width: buttonW, height: buttonH)
+    }
+
+    private var bodyLineHeight: Double {
+        guard let root, let font = root.fonts.font(bodyLabel.fontFamily, points: bodyLabel.fontSize, scale: root.info.scale) else { return 24 }
+        return font.lineHeight
     }
 
     /// The part of `body` on show: its wrapped lines, as many as `height` holds per part (the
