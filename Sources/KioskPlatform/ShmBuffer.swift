@@ -94,7 +94,7 @@ final class BufferChain {
     /// Buffers of an old size the compositor still holds, oldest first; freed on release.
     private var retired: [ShmBuffer] = []
     /// The buffer committed last: the compositor may still show it, so it is never dropped early.
-    private weak var lastPresented: ShmBuffer?
+    private(set) weak var lastPresented: ShmBuffer?
     private let log: Logger
     /// Three buffers cover double buffering plus one frame the compositor is slow to release;
     /// past that something is wrong and allocating more would only grow memory.

@@ -318,6 +318,14 @@ package final class Window {
         if framesPresented == 1 { onFirstFrame?() }
     }
 
+    /// A copy of what the window last committed, turned `r` from the buffer (nil before the
+    /// first frame). The committed buffer always holds the whole frame, so this costs one copy
+    /// when asked and nothing per frame.
+    package func copyOfPresentedFrame(turnedBy r: Rotation) -> Image? {
+        guard let b = chain.lastPresented else { return nil }
+        return Image.copy(of: b.image, turnedBy: r)
+    }
+
     /// What the compositor is told changed in a buffer `width` pixels wide: `damage` as it is,
     /// up to 256 boxes (more are sent grid-aligned: `Region.coarsened`), or, when it covers
     /// nine twentieths or more of the rows it touches, those rows whole.

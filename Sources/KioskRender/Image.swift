@@ -68,6 +68,32 @@ public final class Image {
         return hasAlpha ? v : (v | 0xff00_0000)
     }
 
+    /// A copy of the 32-bit pixman image `source` (another layer's: a window's buffer), turned
+    /// `r` clockwise; nil for another pixel format or when memory is refused. Negative strides
+    /// (a buffer stored bottom row first) are read as pixman reads them.
+    public static func copy(of source: OpaquePointer, turnedBy r: Rotation) -> Image? {
+        let format = pixman_image_get_format(source)
+        guard format == PIXMAN_x8r8g8b8 || format == PIXMAN_a8r8g8b8, let data = pixman_image_get_data(source) else { return nil }
+        let w = Int(pixman_image_get_width(source)), h = Int(pixman_image_get_height(source))
+        let stride = Int(pixman_image_get_stride(source))
+        let turned = r.swapsSides ? PixelSize(width: Int32(h), height: Int32(w)) : PixelSize(width: Int32(w), height: Int32(h))
+        guard let out = Image(pixelSize: turned, hasAlpha: format == PIXMAN_a8r8g8b8) else { return nil }
+        let to = pixman_image_get_data(out.raw)!, toStride = out.stride / 4
+        let from = UnsafeRawPointer(data)
+        for y in 0..<h {
+            let row = from.advanced(by: y * stride).assumingMemoryBound(to: UInt32.self)
+            if r == .upright {
+                (to + y * toStride).update(from: row, count: w)
+                continue
+            }
+            for x in 0..<w {
+                let (tx, ty) = r.turn(x, y, width: w, height: h)
+                to[ty * toStride + tx] = row[x]
+            }
+        }
+        return out
+    }
+
     /// Calls `body` with each row of pixels (premultiplied ARGB32 words).
     public func withRows(_ body: (Int, UnsafeMutableBufferPointer<UInt32>) throws -> Void) rethrows {
         let base = UnsafeMutableRawPointer(pixman_image_get_data(raw)!)

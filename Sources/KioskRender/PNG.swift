@@ -72,6 +72,41 @@ public enum PNG {
 
     /// Encodes `image` as an 8-bit RGBA PNG at `path`.
     public static func write(_ image: Image, path: String) throws {
+        var png = header(image)
+        let ok = straightPixels(image).withUnsafeBytes { buf in
+            png_image_write_to_file(&png, path, 0, buf.baseAddress, Int32(png.width * 4), nil)
+        }
+        guard ok != 0 else { throw Failure(path: path, reason: message(&png, fallback: "cannot write")) }
+    }
+
+    /// `image` as the bytes of an 8-bit RGBA PNG file (`name` in errors): for a file written
+    /// atomically, or sent to whoever asked.
+    public static func encode(_ image: Image, name: String) throws -> [UInt8] {
+        var png = header(image)
+        let pixels = straightPixels(image)
+        var size = 0
+        // The first call measures, the second writes (libpng's two-pass memory API).
+        let measured = pixels.withUnsafeBytes { png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, Int32(png.width * 4), nil) }
+        guard measured != 0, size > 0 else { throw Failure(path: name, reason: message(&png, fallback: "cannot encode")) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        let ok = bytes.withUnsafeMutableBytes { out in
+            pixels.withUnsafeBytes { png_image_write_to_memory(&png, out.baseAddress, &size, 0, $0.baseAddress, Int32(png.width * 4), nil) }
+        }
+        guard ok != 0 else { throw Failure(path: name, reason: message(&png, fallback: "cannot encode")) }
+        return Array(bytes.prefix(size))
+    }
+
+    private static func header(_ image: Image) -> png_image {
+        var png = png_image()
+        png.version = UInt32(PNG_IMAGE_VERSION)
+        png.width = UInt32(image.pixelSize.width)
+        png.height = UInt32(image.pixelSize.height)
+        png.format = formatBGRA
+        return png
+    }
+
+    /// The pixels with straight (not premultiplied) alpha, rows packed, as PNG stores them.
+    private static func straightPixels(_ image: Image) -> [UInt32] {
         let w = Int(image.pixelSize.width), h = Int(image.pixelSize.height)
         var pixels = [UInt32](repeating: 0, count: w * h)
         image.withRows { y, row in
@@ -83,15 +118,7 @@ public enum PNG {
                 pixels[y * w + x] = (a << 24) | (um((v >> 16) & 0xff) << 16) | (um((v >> 8) & 0xff) << 8) | um(v & 0xff)
             }
         }
-        var png = png_image()
-        png.version = UInt32(PNG_IMAGE_VERSION)
-        png.width = UInt32(w)
-        png.height = UInt32(h)
-        png.format = formatBGRA
-        let ok = pixels.withUnsafeBytes { buf in
-            png_image_write_to_file(&png, path, 0, buf.baseAddress, Int32(w * 4), nil)
-        }
-        guard ok != 0 else { throw Failure(path: path, reason: message(&png, fallback: "cannot write")) }
+        return pixels
     }
 
     private static func message(_ png: inout png_image, fallback: String) -> String {

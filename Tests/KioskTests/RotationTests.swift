@@ -203,3 +203,36 @@ import Testing
         #expect(n == 0, "\(name), buffer turned 90° at scale 3: \(n) pixels differ")
     }
 }
+
+@Suite struct UprightPictureTests {
+    /// What `kiosk screenshot` sends: the committed buffer copied and turned back by the app's
+    /// and the output's turns is the upright frame, pixel for pixel, whatever the two turns.
+    @Test func theBufferTurnedBackIsTheUprightFrame() throws {
+        let upright = try HeadlessRenderer(scene: TileBoardScene(fonts: FontCache()), info: DisplayInfo(size: Size(width: 400, height: 300)))
+        upright.renderFrame()
+        for app in 0...3 {
+            for output in 0...3 {
+                let (a, o) = (Rotation(quarterTurns: app), Rotation(quarterTurns: output))
+                let window = a.swapsSides ? Size(width: 300, height: 400) : Size(width: 400, height: 300)
+                let r = try HeadlessRenderer(scene: TileBoardScene(fonts: FontCache()), info: DisplayInfo(size: window), rotation: a, bufferRotation: o)
+                r.renderFrame()
+                let picture = try #require(Image.copy(of: r.image.raw, turnedBy: a.then(o).inverse))
+                #expect(picture.pixelSize == upright.image.pixelSize)
+                var differ = 0
+                for y in 0..<300 { for x in 0..<400 where picture.pixel(x: x, y: y) != upright.image.pixel(x: x, y: y) { differ += 1 } }
+                #expect(differ == 0, "app \(a), output \(o): \(differ) pixels differ")
+            }
+        }
+    }
+
+    @Test func aPictureEncodesToAPNGThatReadsBackTheSame() throws {
+        let r = try HeadlessRenderer(scene: TileBoardScene(fonts: FontCache()), info: DisplayInfo(size: Size(width: 200, height: 120)))
+        r.renderFrame()
+        let bytes = try PNG.encode(r.image, name: "test")
+        #expect(bytes.starts(with: [0x89, 0x50, 0x4e, 0x47]))
+        let back = try PNG.decode(bytes, path: "test", limits: .general)
+        var differ = 0
+        for y in 0..<120 { for x in 0..<200 where back.pixel(x: x, y: y) != r.image.pixel(x: x, y: y) { differ += 1 } }
+        #expect(differ == 0)
+    }
+}

@@ -15,7 +15,7 @@ struct KioskCommand: ParsableCommand {
         commandName: "kiosk",
         abstract: "A fullscreen touchscreen kiosk for Wayland.",
         version: kioskVersion,
-        subcommands: [Run.self, Snapshot.self, Bench.self, CheckConfig.self, Texts.self, Icon.self, Session.self],
+        subcommands: [Run.self, Snapshot.self, Screenshot.self, Bench.self, CheckConfig.self, Texts.self, Icon.self, Session.self],
         defaultSubcommand: Run.self
     )
 
@@ -24,7 +24,7 @@ struct KioskCommand: ParsableCommand {
     /// the longest wait before the first frame (`Tests/E2E/tools/first_frame.py`).
     static func main() {
         let words = Array(CommandLine.arguments.dropFirst())
-        let drawsNothing = ["check-config", "session", "help", "--help", "-h", "--version"]
+        let drawsNothing = ["check-config", "session", "screenshot", "help", "--help", "-h", "--version"]
         if words.first == "session" {
             do { try Session.handOver(Array(words.dropFirst())) } catch { exit(withError: error) }
         }

@@ -35,6 +35,9 @@ final class Application: WindowDelegate, InputSink {
     /// The fleet's numbers, and the file node_exporter reads them from (`[metrics] textfile`).
     private let metrics = KioskMetrics(startTime: wallClockNow())
     private var metricsFile: MetricsTextfile?
+    /// Pictures of the screen: for `kiosk screenshot`, and kept for a fleet (`[metrics] screenshot`).
+    private var screenshotSocket: ScreenshotSocket?
+    private var screenshotFile: ScreenshotFile?
     /// systemd's notification socket, when the kiosk runs as a service.
     private let notifier = SystemdNotifier()
     /// What speech says, spoken off the frame loop (no thread until speech is first heard).
@@ -148,6 +151,8 @@ final class Application: WindowDelegate, InputSink {
         if let interval = notifier?.watchdogInterval { pingWatchdog(every: interval) }
         diagnostics.watchGestures(scheduler: scheduler)
         loop.onSignal = { [weak self] sig in self?.signal(sig) }
+        screenshotSocket = ScreenshotSocket(log: log) { [weak self] in self?.uprightFrame() }
+        if let s = screenshotSocket { loop.watch(fd: s.fd) { [weak s] in s?.accept() } }
         settings.apply = { [weak self] new, old in self?.apply(new, over: old) }
         settings.onReload = { [weak self] applied in self?.metrics.reloads[applied ? "applied" : "refused", default: 0] += 1 }
         settings.watch(scheduler: scheduler, register: { [loop] in loop.watch(fd: $0, $1) })
@@ -299,6 +304,14 @@ final class Application: WindowDelegate, InputSink {
     func window(_ window: Window, draw canvas: Canvas) {
         stage?.draw(in: canvas)
         if window.framesPresented == 0 { logPhase("first frame drawn") }
+        screenshotFile?.framePresented()
+    }
+
+    /// What the window last showed, turned upright as a visitor sees the panel: the buffer's
+    /// turn (a rotated output) and the kiosk's own rotation undone.
+    private func uprightFrame() -> Image? {
+        guard let stage else { return nil }
+        return window.copyOfPresentedFrame(turnedBy: stage.rotation.then(stage.bufferRotation).inverse)
     }
 
     /// Startup timing at debug level: where the time to the first frame goes.
@@ -339,6 +352,9 @@ final class Application: WindowDelegate, InputSink {
             rebuildScenes(new, over: old)
         }
         if new.metricsTextfile != metricsFile?.path { setMetricsFile(new.metricsTextfile) }
+        if new.metricsScreenshot != screenshotFile?.path || new.metricsScreenshotInterval != screenshotFile?.interval {
+            setScreenshotFile(new.metricsScreenshot, interval: new.metricsScreenshotInterval)
+        }
         voice.device = new.soundDevice
         voice.manner = Voice.Manner(wordsPerMinute: Int(new.speechRate), volume: Int(new.speechVolume))
         running.stage.showsStats = new.stats
@@ -380,6 +396,16 @@ final class Application: WindowDelegate, InputSink {
         // The first write a second in: not in the way of the first frame.
         file.start(first: 1) { [log] ok in if ok { log.info("metrics: written to \(path) every \(Int(MetricsTextfile.interval)) s") } }
         metricsFile = file
+    }
+
+    private func setScreenshotFile(_ path: String?, interval: Double) {
+        screenshotFile?.stop()
+        screenshotFile = nil
+        guard let path else { return }
+        let file = ScreenshotFile(path: path, interval: interval, scheduler: scheduler, log: log) { [weak self] in self?.uprightFrame() }
+        log.info("screenshot: kept at \(path), after the screen changes, at most every \(format(interval)) s")
+        file.framePresented() // what is on screen now
+        screenshotFile = file
     }
 
     // MARK: Admin panel

@@ -88,6 +88,14 @@ extension Settings {
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
             else { r.problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
         },
+        SettingDeclaration(section: "metrics", name: "screenshot", defaultText: "\"\"",
+                           example: "\"/var/lib/kiosk/screen.png\"",
+                           doc: "Where a PNG of what the panel shows is kept for a fleet's dashboard (an absolute path); \"\": none.") { v, s, r in
+            if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsScreenshot = t.isEmpty ? nil : t }
+            else { r.problem(v, "screenshot must be an absolute path in quotes, or \"\"; no screenshot written") }
+        },
+        .number("metrics", "screenshot_interval", 5...86_400, \.metricsScreenshotInterval, default: "60",
+                doc: "The least time between two screenshots, in seconds (5 to 86400): one is written only after the screen changed."),
         .number("access", "speech_rate", 80...450, \.speechRate, default: "175", doc: "How fast the voice speaks, in words per minute (80 to 450)."),
         .number("access", "speech_volume", 0...200, \.speechVolume, default: "100", doc: "How loud the voice speaks, in per cent of espeak-ng's normal (0 to 200)."),
         SettingDeclaration(section: "access", name: "sound_device", defaultText: "\"default\"",

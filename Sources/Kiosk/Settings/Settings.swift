@@ -59,6 +59,10 @@ struct Settings: Equatable {
     // [metrics]
     /// Where node_exporter's textfile collector reads the kiosk's metrics; nil: not written.
     var metricsTextfile: String?
+    /// Where a PNG of the screen is kept (`ScreenshotFile`); nil: not written.
+    var metricsScreenshot: String?
+    /// The least time between two of those pictures, in seconds.
+    var metricsScreenshotInterval = 60.0
     // [words]
     var words = FallingWordsConfig()
     // [lander]
