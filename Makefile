@@ -128,15 +128,15 @@ unit:
 	for po in po/*.po; do msgfmt --check --output-file=/dev/null $$po || exit 1; done
 	$(SWIFT) test $(LAYERS)
 
-# Then the wlroots checks again under Debian 13's cage and sway (with the speech and large-mode
-# checks that drive them), run from a trixie root that mmdebstrap builds (as root; cached in
+# Then the wlroots checks again under Debian 13's cage and sway (with the speech, large-mode,
+# screenshot and closing-time checks that drive them), run from a trixie root that mmdebstrap builds (as root; cached in
 # .build/e2e-roots).
 e2e: build module tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_TEST_MODULE=$(abspath $(MODULE)) KIOSK_STRICT=$(abspath $(STRICT)) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E
 	@if [ "$$(id -u)" = 0 ]; then \
 		KIOSK_E2E_RELEASE=trixie KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_STRICT=$(abspath $(STRICT)) \
-			$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E/test_wlroots.py Tests/E2E/test_speech.py Tests/E2E/test_large.py Tests/E2E/test_screenshot.py \
+			$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E/test_wlroots.py Tests/E2E/test_speech.py Tests/E2E/test_large.py Tests/E2E/test_screenshot.py Tests/E2E/test_hours.py \
 			-k "cage or sway"; \
 	else echo "e2e: Debian 13's compositors skipped (building their root needs root)"; fi
 

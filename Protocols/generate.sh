@@ -5,7 +5,8 @@
 #   Protocols/generate.sh --check    exit 1 (naming the file) if a committed file is stale
 #
 # The XML is vendored (copied from Debian's wayland-protocols 1.31; wlr-output-power-management
-# from wlroots 0.15.1's protocol/, which sway offers) rather than read from
+# from wlroots 0.15.1's protocol/, which sway offers; wlr-output-management version 2 from
+# wlr-protocols, which Debian 13's cage offers) rather than read from
 # /usr/share so a build never depends on which wayland-protocols version a machine has.
 # wayland-scanner's output embeds its own version, so the check compares text made here.
 set -eu

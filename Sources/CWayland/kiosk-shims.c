@@ -6,6 +6,7 @@
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
+#include "wlr-output-management-unstable-v1-client-protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@ const struct wl_interface *kiosk_xdg_wm_base_interface(void) { return &xdg_wm_ba
 const struct wl_interface *kiosk_wp_presentation_interface(void) { return &wp_presentation_interface; }
 const struct wl_interface *kiosk_zwp_idle_inhibit_manager_v1_interface(void) { return &zwp_idle_inhibit_manager_v1_interface; }
 const struct wl_interface *kiosk_zwlr_output_power_manager_v1_interface(void) { return &zwlr_output_power_manager_v1_interface; }
+const struct wl_interface *kiosk_zwlr_output_manager_v1_interface(void) { return &zwlr_output_manager_v1_interface; }
 const struct wl_interface *kiosk_zxdg_decoration_manager_v1_interface(void) { return &zxdg_decoration_manager_v1_interface; }
 
 int kiosk_shm_create(const char *name, size_t size)

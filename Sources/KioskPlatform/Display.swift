@@ -16,6 +16,8 @@ package final class Display {
     private(set) var idleInhibitManager: OpaquePointer?
     private(set) var decorationManager: OpaquePointer?
     private var outputPowerManager: OpaquePointer?
+    /// wlr-output-management, kept only where output power management is missing.
+    private var outputManagement: OutputManagement?
     /// Power control of each output, by the output's global name, made on first use.
     private var outputPower: [UInt32: OutputPower] = [:]
     private(set) var compositorVersion: UInt32 = 0
@@ -57,6 +59,7 @@ package final class Display {
     deinit {
         seat = nil
         outputPower.removeAll()
+        outputManagement = nil
         outputs.removeAll()
         if let m = outputPowerManager { zwlr_output_power_manager_v1_destroy(m) }
         for p in [presentation, idleInhibitManager, decorationManager, shm] {
@@ -72,17 +75,29 @@ package final class Display {
 
     var fd: Int32 { wl_display_get_fd(raw) }
 
-    /// Turns every output off or on where the compositor offers output power management;
-    /// false where it does not.
+    /// How this compositor lets the kiosk switch its panel off, the best it offers first.
+    package enum PanelPowerMeans: String {
+        case outputPower = "wlr-output-power-management"
+        case outputManagement = "wlr-output-management"
+    }
+    package var panelPowerMeans: PanelPowerMeans? {
+        outputPowerManager != nil ? .outputPower : outputManagement != nil ? .outputManagement : nil
+    }
+
+    /// Turns every output off or on by the best means the compositor offers; nil where it
+    /// offers none (the screen then stays black, lit).
     @discardableResult
-    package func setOutputsPowered(_ on: Bool) -> Bool {
-        guard let manager = outputPowerManager else { return false }
-        for (name, output) in outputs {
-            let power = outputPower[name] ?? OutputPower(manager: manager, output: output, log: log)
-            outputPower[name] = power
-            power.set(on: on)
+    package func setOutputsPowered(_ on: Bool) -> PanelPowerMeans? {
+        if let manager = outputPowerManager {
+            for (name, output) in outputs {
+                let power = outputPower[name] ?? OutputPower(manager: manager, output: output, log: log)
+                outputPower[name] = power
+                power.set(on: on)
+            }
+            return .outputPower
         }
-        return true
+        outputManagement?.set(on: on)
+        return outputManagement != nil ? .outputManagement : nil
     }
 
     /// The output to size a 0×0 configure from: the only one, or the first with a mode.
@@ -129,6 +144,8 @@ package final class Display {
             idleInhibitManager = bind(name, kiosk_zwp_idle_inhibit_manager_v1_interface(), 1)
         case "zwlr_output_power_manager_v1":
             outputPowerManager = bind(name, kiosk_zwlr_output_power_manager_v1_interface(), 1)
+        case "zwlr_output_manager_v1" where outputManagement == nil:
+            if let m = bind(name, kiosk_zwlr_output_manager_v1_interface(), 1) { outputManagement = OutputManagement(manager: m, log: log) }
         case "zxdg_decoration_manager_v1":
             decorationManager = bind(name, kiosk_zxdg_decoration_manager_v1_interface(), 1)
         default:

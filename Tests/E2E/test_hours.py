@@ -3,6 +3,8 @@ a touch shows the screensaver for a while; the output is turned off where the co
 import os
 import time
 
+import pytest
+
 from harness import Kiosk, count_color, wait_until
 from test_shell import PURPLE, wait_for_screensaver
 
@@ -54,9 +56,10 @@ def test_closing_time_goes_black_and_silent_and_a_touch_shows_the_screensaver(we
 
 
 def test_sway_is_asked_to_turn_the_output_off_at_closing_and_on_for_a_touch(tmp_path):
-    """sway offers wlr-output-power-management. Its headless output cannot really switch off
-    (sway 1.7 logs "Failed to commit output" for `dpms off` too), so what is checked is what
-    Kiosk asks for, from the protocol log: off at closing, on for a touch, off again after."""
+    """sway offers wlr-output-power-management: what Kiosk asks for, from the protocol log: off at
+    closing, on for a touch, off again after. Debian 12's sway 1.7 cannot switch its headless
+    output off (it logs "Failed to commit output", for `dpms off` too); Debian 13's sway 1.10
+    can, and reports the output off."""
     import re
 
     from wlroots import Sway, run_kiosk_as_user
@@ -67,7 +70,7 @@ def test_sway_is_asked_to_turn_the_output_off_at_closing_and_on_for_a_touch(tmp_
         cfg = config_file(sway, f'[shell]\nhours = "{closing_soon(2)}"\nafter_hours_wake = 2\n')
         with run_kiosk_as_user(sway, "--scene", "tiles", "--config", cfg, env=sway.env(WAYLAND_DEBUG="client")) as k:
             k.wait_for(r"first frame shown")
-            set_mode = r"zwlr_output_power_v1@\d+\.set_mode\((\d)\)"
+            set_mode = r"zwlr_output_power_v1[@#]\d+\.set_mode\((\d)\)"  # libwayland 1.23 writes #
             assert not re.findall(set_mode, k.stderr)
             k.wait_for(r"turning the screen off", timeout=6)
             k.wait_for(set_mode)
@@ -78,6 +81,47 @@ def test_sway_is_asked_to_turn_the_output_off_at_closing_and_on_for_a_touch(tmp_
             k.wait_for(r"turning the screen off", timeout=6, count=2)
             k.wait_for(set_mode, count=3)
             assert re.findall(set_mode, k.stderr) == ["0", "1", "0"]
-            assert "Failed to commit output HEADLESS-1" in sway.log.read_text()  # sway tried
+            from wlroots import WLROOTS_015
+            if WLROOTS_015:
+                assert "Failed to commit output HEADLESS-1" in sway.log.read_text()  # sway 1.7 tried
+            else:  # sway 1.10 switches its headless output off, and says so
+                import json
+                powered = lambda: [o["power"] for o in json.loads(sway.swaymsg("-t", "get_outputs", "-r"))]
+                wait_until(lambda: powered() == [False], timeout=5, what="sway's output off again")
     finally:
         sway.close()
+
+
+def test_cage_turns_its_output_off_at_closing_and_on_for_a_touch():
+    """Debian 13's cage 0.2.0 offers wlr-output-management and no output power management: at
+    closing the kiosk disables the output (as `wlr-randr --off` does) and cage reports it
+    disabled; a touch turns it on with the screensaver, and after the wake it is off again.
+    Debian 12's cage 0.1.4 offers neither protocol (and takes no virtual pointer)."""
+    from wlroots import WLROOTS_015, Cage
+
+    if WLROOTS_015:
+        pytest.skip("cage 0.1.4 offers no output protocol")
+    c = Cage("--scene", "tiles", config=f'[shell]\nhours = "{closing_soon(3)}"\nafter_hours_wake = 4\n')
+
+    def enabled():
+        return "Enabled: yes" in c.run("wlr-randr")
+
+    try:
+        c.wait_for(r"first frame shown", timeout=15)
+        c.send()  # the pointer plugged in before closing
+        assert enabled()
+        c.wait_for(r"opening hours: closed", timeout=8)
+        c.wait_for(r"screen power: by wlr-output-management .* offers no wlr-output-power-management")
+        c.wait_for(r"turning the screen off \(wlr-output-management\)")
+        wait_until(lambda: not enabled(), timeout=5, what="cage's output disabled")
+        time.sleep(1)
+        c.send("pointer 640 360 1280 720", "button down", "button up")
+        c.wait_for(r"turning the screen on \(wlr-output-management\)")
+        wait_until(enabled, timeout=5, what="cage's output enabled for the visitor")
+        c.wait_for(r"screensaver started")
+        time.sleep(1)
+        assert lit_pixels(c.screenshot()) > 1000, "the after-hours screensaver is not on screen"
+        wait_until(lambda: not enabled(), timeout=10, what="cage's output disabled again after the wake")
+        assert not c.exit_file.exists(), "the kiosk ended while its output was off"
+    finally:
+        c.close()

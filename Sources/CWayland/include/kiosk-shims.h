@@ -15,6 +15,7 @@ const struct wl_interface *kiosk_xdg_wm_base_interface(void);
 const struct wl_interface *kiosk_wp_presentation_interface(void);
 const struct wl_interface *kiosk_zwp_idle_inhibit_manager_v1_interface(void);
 const struct wl_interface *kiosk_zwlr_output_power_manager_v1_interface(void);
+const struct wl_interface *kiosk_zwlr_output_manager_v1_interface(void);
 const struct wl_interface *kiosk_zxdg_decoration_manager_v1_interface(void);
 
 /* An anonymous shared-memory file of `size` bytes for wl_shm: memfd with CLOEXEC, grown to size,

@@ -263,7 +263,7 @@ final class Application: WindowDelegate, InputSink {
         screensaver.onChange = { [weak self] old in self?.showingChanged(from: old) }
         screensaver.onDark = { [weak self] dark in
             guard let self else { return }
-            if self.display.setOutputsPowered(!dark) { self.log.notice(dark ? "turning the screen off" : "turning the screen on") }
+            self.setPanelPowered(!dark)
             if dark { self.requestFilePageTrim() }
         }
         let hours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak screensaver] open in
@@ -280,6 +280,24 @@ final class Application: WindowDelegate, InputSink {
         setup.startIfNeeded(startInScreensaver: startInScreensaver)
         shown()
     }
+
+    /// At closing the panel itself goes off, by the best means the compositor offers (said
+    /// once, with why the better ones are not used), and on again for a visitor or at opening.
+    private func setPanelPowered(_ on: Bool) {
+        guard let means = display.setOutputsPowered(on) else {
+            if !on && !panelPowerExplained {
+                log.notice("screen power: the compositor offers neither wlr-output-power-management nor wlr-output-management; the screen stays black, lit")
+            }
+            panelPowerExplained = true
+            return
+        }
+        if !panelPowerExplained && means == .outputManagement {
+            log.notice("screen power: by wlr-output-management (the outputs disabled, as wlr-randr --off does): the compositor offers no wlr-output-power-management")
+        }
+        panelPowerExplained = true
+        log.notice(on ? "turning the screen on (\(means.rawValue))" : "turning the screen off (\(means.rawValue))")
+    }
+    private var panelPowerExplained = false
 
     /// What the screen shows changed (`Shell.showing`; `old` before): the journal, the
     /// metrics and the service's status say so.
