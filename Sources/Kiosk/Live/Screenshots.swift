@@ -34,6 +34,7 @@ enum PictureWork {
     private static let busy = Atomic<Bool>(false)
     static func claim() -> Bool { busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged }
     static func release() { busy.store(false, ordering: .releasing) }
+    static var isBusy: Bool { busy.load(ordering: .acquiring) }
 }
 
 /// Answers `kiosk screenshot`: a stream socket in the abstract namespace named for this
