@@ -16,7 +16,7 @@ package final class Display {
     private(set) var idleInhibitManager: OpaquePointer?
     private(set) var decorationManager: OpaquePointer?
     private var outputPowerManager: OpaquePointer?
-    /// wlr-output-management, kept only where output power management is missing.
+    /// wlr-output-management: the means used where output power management is missing.
     private var outputManagement: OutputManagement?
     /// Power control of each output, by the output's global name, made on first use.
     private var outputPower: [UInt32: OutputPower] = [:]
