@@ -285,10 +285,11 @@ final class Application: WindowDelegate, InputSink {
     /// once, with why the better ones are not used), and on again for a visitor or at opening.
     private func setPanelPowered(_ on: Bool) {
         guard let means = display.setOutputsPowered(on) else {
+            // Said at the first closing (an "on" before it, for a visitor at start, says nothing).
             if !on && !panelPowerExplained {
                 log.notice("screen power: the compositor offers neither wlr-output-power-management nor wlr-output-management; the screen stays black, lit")
+                panelPowerExplained = true
             }
-            panelPowerExplained = true
             return
         }
         if !panelPowerExplained && means == .outputManagement {
