@@ -43,6 +43,8 @@ EOC
 install -m 0755 "$shipped" "$stage/dist/kiosk"
 install -m 0755 "$(dirname "$shipped")/kiosk-session" "$stage/dist/kiosk-session"
 install -m 0644 "$root/Packaging/kiosk.toml.example" "$stage/dist/kiosk.toml"
+mkdir -p "$stage/dist/modules-load.d"
+install -m 0644 "$root/Packaging/modules-load.conf" "$stage/dist/modules-load.d/kiosk.conf"
 install -m 0644 "$root/Packaging/weston.ini" "$root/Packaging/kiosk.desktop" "$root/Packaging/man/kiosk.toml.5" "$stage/dist/"
 for po in "$root"/po/*.po; do
     mkdir -p "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES"

@@ -19,12 +19,27 @@ enum SessionMain {
         }
         if options.help { print(SessionOptions.usage); exit(0) }
         if options.version { print(kioskVersion); exit(0) }
+        if let on = options.screen { exit(setScreen(on: on, options)) }
         exit(run(options))
     }
 
     static func failing(_ message: String) -> Never {
         log.error("\(message)")
         exit(1)
+    }
+
+    /// `--screen on|off`: every means the panel has, each said in the journal with the device
+    /// it used, and why the others were not used.
+    static func setScreen(on: Bool, _ o: SessionOptions) -> Int32 {
+        let outcome = ScreenPower(ddcDevices: o.ddcDevices, cecDevices: o.cecDevices).set(on: on)
+        let state = on ? "on" : "off"
+        for line in outcome.done { log.notice("screen \(state): \(line)") }
+        if outcome.done.isEmpty {
+            log.notice("screen: nothing here turns the screen \(state) (\(outcome.notUsed.joined(separator: "; "))); it stays \(on ? "as it is" : "black, lit")")
+        } else {
+            for line in outcome.notUsed { log.info("screen: not used: \(line)") }
+        }
+        return 0
     }
 
     /// Chooses the compositor, readies the user's runtime folder and environment, and supervises
@@ -64,7 +79,8 @@ enum SessionMain {
             log: log, name: choice.compositor.rawValue,
             child: .init(path: launch.path, arguments: launch.arguments, environment: env, identity: identity, kiosk: o.kiosk),
             compositorLog: choice.compositor == .weston ? "\(runtime)/weston.log" : nil,
-            notifierUID: pw.pw_uid)
+            notifierUID: pw.pw_uid,
+            screenCommand: o.screenHelper.map { helper in { [helper, $0 ? "on" : "off"] } } ?? SessionSupervisor.systemdScreenCommand)
         do { return try supervisor.run() } catch { failing("session: \(error)") }
     }
 

@@ -10,6 +10,14 @@ struct SessionOptions: Equatable {
     /// The Kiosk executable the compositor runs.
     var kiosk = "/usr/bin/kiosk"
     var compositorOptions: [String] = []
+    /// `--screen on|off`: turn the screen on or off outside Wayland, then exit (ScreenPower).
+    var screen: Bool?
+    /// The I²C and CEC devices `--screen` uses instead of those it finds.
+    var ddcDevices: [String]?
+    var cecDevices: [String]?
+    /// What the supervisor runs, with "on" or "off", when Kiosk asks for the screen
+    /// (default: systemctl start kiosk-screen@on|off.service).
+    var screenHelper: String?
     var help = false
     var version = false
 
@@ -26,6 +34,14 @@ struct SessionOptions: Equatable {
           --tty         the terminal of weston's logind session, a ttyN name (default tty1)
           --pam-service open a PAM session with this service first (weston: kiosk)
           --kiosk       the Kiosk executable (default /usr/bin/kiosk)
+          --screen-helper  run this with "on" or "off" when Kiosk asks to turn the screen on
+                        or off and the compositor cannot (default: systemctl start
+                        kiosk-screen@on|off.service)
+
+        kiosk-session --screen on|off [--ddc /dev/i2c-N]… [--cec /dev/cecN]…
+        turns the screen on or off by every means the panel has: the backlight, a monitor's
+        DDC/CI, a TV's HDMI-CEC (kiosk-screen@.service runs it). --ddc and --cec name the devices
+        to use instead of those found (the connected displays' DDC buses, every /dev/cec*).
         """
 
     /// The options, or a one-line reason the command line is wrong.
@@ -53,13 +69,20 @@ struct SessionOptions: Equatable {
                 guard isTerminalName(value) else { return .failure(.usage("--tty \(value): expected a virtual terminal's name, tty1 to tty63")) }
                 o.tty = value
             case "--pam-service": o.pamService = value
+            case "--screen":
+                guard value == "on" || value == "off" else { return .failure(.usage("--screen \(value): expected on or off")) }
+                o.screen = value == "on"
+            case "--ddc": o.ddcDevices = (o.ddcDevices ?? []) + [value]
+            case "--cec": o.cecDevices = (o.cecDevices ?? []) + [value]
+            case "--screen-helper": o.screenHelper = value
             default: o.kiosk = value
             }
         }
         return .success(o)
     }
 
-    private static let valued: Set = ["--compositor", "--user", "--tty", "--pam-service", "--kiosk"]
+    private static let valued: Set = ["--compositor", "--user", "--tty", "--pam-service", "--kiosk",
+                                      "--screen", "--ddc", "--cec", "--screen-helper"]
 
     private static func split(_ word: String) -> (String, String?) {
         guard word.hasPrefix("--"), let eq = word.firstIndex(of: "=") else { return (word, nil) }

@@ -36,6 +36,9 @@ final class SessionSupervisor {
     /// Who may notify through the relay: the kiosk's user, and root.
     private let notifierUID: uid_t?
     private let upstream: String?
+    /// The command that turns the screen on (true) or off, run when Kiosk asks and the
+    /// compositor cannot (`KIOSK_SCREEN=on|off`).
+    private let screenCommand: (Bool) -> [String]
 
     private var signals: Int32 = -1
     private var relay: Int32 = -1
@@ -48,9 +51,16 @@ final class SessionSupervisor {
     private var compositorDeadline: Double?
     /// When the processes still running get SIGKILL.
     private var killDeadline: Double?
+    /// The screen Kiosk last asked for, the one last given to the helper (nil: never turned,
+    /// so on), and the helper running now: one at a time, Kiosk's latest wish last.
+    private var screenWanted: Bool?
+    private var screenSet: Bool?
+    private var screenHelper: pid_t = 0
 
     init(log: Logger, name: String, child: Child, compositorLog: String?, notifierUID: uid_t?,
+         screenCommand: @escaping (Bool) -> [String] = SessionSupervisor.systemdScreenCommand,
          upstream: String? = getenv("NOTIFY_SOCKET").map { String(cString: $0) }) {
+        self.screenCommand = screenCommand
         self.log = log
         self.name = name
         self.child = child
@@ -117,9 +127,47 @@ final class SessionSupervisor {
                 for pid in descendants() { kill(pid, SIGKILL) }
                 killDeadline = MonotonicClock.now() + 1
             }
-            if let s = exitStatus, descendants().isEmpty { return exitCode(s) }
+            if let s = exitStatus, descendants().isEmpty {
+                restoreScreen()
+                return exitCode(s)
+            }
         }
         return 1
+    }
+
+    /// kiosk-screen@.service (it may write /sys and open the I²C and CEC devices, which this
+    /// unit may not); systemctl waits for it, so the helpers run one after another.
+    static func systemdScreenCommand(_ on: Bool) -> [String] {
+        ["/usr/bin/systemctl", "start", "kiosk-screen@\(on ? "on" : "off").service"]
+    }
+
+    /// Starts the helper when Kiosk's wish differs from what was last set and none is running.
+    private func updateScreen() {
+        guard screenHelper == 0, let wanted = screenWanted, wanted != (screenSet ?? true) else { return }
+        let argv = screenCommand(wanted)
+        let pid = withCStrings(argv) { a in
+            withCStrings(["PATH=\(UserEnvironment.defaultPath)"]) { kiosk_session_spawn(argv[0], a, $0, nil) }
+        }
+        guard pid > 0 else {
+            log.error("session: cannot run \(argv[0]) to turn the screen \(wanted ? "on" : "off"): \(String(cString: strerror(errno)))")
+            screenWanted = screenSet
+            return
+        }
+        screenHelper = pid
+        screenSet = wanted
+    }
+
+    /// A screen left off is turned on when the session ends (a stopped kiosk must not leave the
+    /// panel dark; a kiosk started after hours turns it off again). Waited for a few seconds.
+    private func restoreScreen() {
+        guard screenSet == false else { return }
+        screenWanted = true
+        updateScreen()
+        let deadline = MonotonicClock.now() + 5
+        var status: Int32 = 0
+        while screenHelper > 0, MonotonicClock.now() < deadline {
+            if waitpid(screenHelper, &status, WNOHANG) == screenHelper { screenHelper = 0 } else { usleep(50_000) }
+        }
     }
 
     /// Reaps every child that has ended; the compositor's wait status when it was one of them.
@@ -128,6 +176,11 @@ final class SessionSupervisor {
         var status: Int32 = 0
         while case let pid = waitpid(-1, &status, WNOHANG), pid > 0 {
             if pid == compositor { compositorStatus = status }
+            if pid == screenHelper {
+                screenHelper = 0
+                if status != 0 { log.warning("session: the screen's helper (\(screenCommand(screenSet ?? true)[0])) \(describe(status))") }
+                updateScreen()
+            }
         }
         return compositorStatus
     }
@@ -177,7 +230,12 @@ final class SessionSupervisor {
         var uid: Int64 = -1
         while case let n = kiosk_session_notify_receive(relay, &buf, buf.count, &uid), n >= 0 {
             guard uid == 0 || uid == Int64(getuid()) || notifierUID.map({ Int64($0) == uid }) == true else { continue }
-            let text = String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var text = String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let (wish, rest) = Self.screenRequest(in: text) {
+                text = rest
+                screenWanted = wish
+                updateScreen()
+            }
             let (lines, refused) = notifications.filter(text)
             for name in refused { log.warning("session: ignored \(name)= from uid \(uid): only the kiosk's state is passed on to systemd") }
             if !ready, lines.contains("READY=1") {
@@ -186,6 +244,20 @@ final class SessionSupervisor {
             }
             notify(lines.joined(separator: "\n"))
         }
+    }
+
+    /// Kiosk's `KIOSK_SCREEN=on|off` (the last one in a message) and the message without it:
+    /// the session's own field, never passed to systemd.
+    static func screenRequest(in text: String) -> (on: Bool, rest: String)? {
+        var wish: Bool?, rest: [Substring] = []
+        for line in text.split(separator: "\n") {
+            switch line {
+            case "KIOSK_SCREEN=on": wish = true
+            case "KIOSK_SCREEN=off": wish = false
+            default: rest.append(line)
+            }
+        }
+        return wish.map { ($0, rest.joined(separator: "\n")) }
     }
 
     private func notify(_ text: String) {

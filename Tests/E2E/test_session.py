@@ -321,3 +321,40 @@ def test_a_stop_while_the_session_opens_still_closes_it(session, pam_session):
                what=f"the session closed after a SIGTERM while it opened: {record.read_text()}\n{s.log.read_text()}")
     s.proc.wait(timeout=15)
     assert s.user_processes() == []
+
+
+def test_closing_time_asks_the_session_to_turn_the_screen_off_where_cage_cannot(session):
+    """Debian 12's cage 0.1.4 offers no output protocol: at closing Kiosk asks kiosk-session
+    (KIOSK_SCREEN=off, never passed to systemd), which runs the screen's helper (in the unit:
+    kiosk-screen@off.service, the backlight, DDC/CI or HDMI-CEC); a session that ends with the
+    screen off turns it on again."""
+    from test_hours import closing_soon
+    from wlroots import WLROOTS_015
+
+    if not WLROOTS_015:
+        pytest.skip("cage 0.2.0 turns its output off itself (test_hours.py)")
+    tmp_path = Path(tempfile.mkdtemp(prefix="kiosk-screen-"))  # the kiosk's user reads the settings
+    calls = tmp_path / "calls"
+    helper = tmp_path / "screen-helper"
+    helper.write_text(f"#!/bin/sh\necho \"$1 $(id -u)\" >> {calls}\n")
+    helper.chmod(0o755)
+    config = tmp_path / "kiosk.toml"
+    config.write_text(f'[shell]\nhours = "{closing_soon(3)}"\nafter_hours_wake = 4\n')
+    config.chmod(0o644)
+    tmp_path.chmod(0o755)
+    # The compositor runs "kiosk": a wrapper of that name gives it the settings.
+    wrapper = tmp_path / "bin" / "kiosk"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"#!/bin/sh\nexec {kiosk_binary()} --config {config} --scene tiles\n")
+    wrapper.chmod(0o755)
+    s = session("--kiosk", str(wrapper), "--screen-helper", str(helper))
+    wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=f"READY=1 relayed:\n{s.log.read_text()}")
+    wait_until(lambda: any("turning the screen off (kiosk-session)" in l for l in s.lines()), timeout=10,
+               what=f"the kiosk's request:\n{s.log.read_text()}")
+    assert any("screen power: by kiosk-session (the backlight, a monitor's DDC/CI or a TV's HDMI-CEC" in l for l in s.lines())
+    wait_until(lambda: calls.exists() and calls.read_text() == "off 0\n", timeout=5, what="the helper run as root with off")
+    assert not any("KIOSK_SCREEN" in m for _, m in s.notify.poll()), "the session's own field reached systemd"
+    assert not any("ignored KIOSK_SCREEN" in l for l in s.lines())
+    s.proc.send_signal(signal.SIGTERM)
+    assert s.proc.wait(timeout=15) == 0
+    assert calls.read_text() == "off 0\non 0\n", "the screen left off by a stopped kiosk"

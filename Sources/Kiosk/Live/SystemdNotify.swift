@@ -19,6 +19,9 @@ final class SystemdNotifier {
     /// How often to ping the watchdog (half of `WATCHDOG_USEC`), or nil when this process is
     /// not the one systemd watches.
     let watchdogInterval: Double?
+    /// Whether the socket is kiosk-session's relay (`@kiosk-session-PID`), which also takes
+    /// `KIOSK_SCREEN=on|off` and turns the screen by means outside Wayland.
+    let reachesKioskSession: Bool
 
     /// Nil when not started by systemd with a notification socket.
     init?(environment env: [String: String] = SystemdNotifier.environment()) {
@@ -35,6 +38,7 @@ final class SystemdNotifier {
         }
         addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes[0] == 0 ? 0 : 1))
         watchdogInterval = SystemdNotifier.watchdogInterval(env, pid: getpid(), parent: getppid())
+        reachesKioskSession = path.hasPrefix("@kiosk-session-")
     }
 
     deinit { close(fd) }

@@ -50,4 +50,17 @@ ssize_t kiosk_session_notify_receive(int fd, char *buf, size_t size, int64_t *ui
 /* Sends `len` bytes to the notification socket `address` ("/path" or "@abstract"); -1 on error. */
 int kiosk_session_notify_send(const char *address, const char *data, size_t len);
 
+/* The screen's power outside Wayland (kiosk-session --screen), through the kernel's devices. */
+/* DDC/CI's Set VCP Feature message after the host's 0x51: length, opcode, feature, value,
+ * checksum (6 bytes into `out`). */
+int kiosk_ddc_set_vcp_message(uint8_t feature, uint16_t value, uint8_t out[6]);
+/* Sets a monitor's VCP `feature` to `value` over the i2c-dev `device` (/dev/i2c-N); 0 or -errno
+ * (ENXIO or EREMOTEIO: nothing answered at 0x37). */
+int kiosk_ddc_set_vcp(const char *device, uint8_t feature, uint16_t value);
+/* HDMI-CEC through the CEC adapter `device` (/dev/cecN): Standby to the TV, or Image View On
+ * and Active Source. Claims a playback device's logical address when the adapter has none.
+ * The adapter's physical address goes to `physical_address`; 0 or -errno (ENOTCONN: no display
+ * on the connector; EHOSTUNREACH: no TV acknowledged). */
+int kiosk_cec_set_tv_power(const char *device, int on, uint16_t *physical_address);
+
 #endif
