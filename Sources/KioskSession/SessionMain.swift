@@ -37,7 +37,7 @@ enum SessionMain {
         if outcome.done.isEmpty {
             log.notice("screen: nothing here turns the screen \(state) (\(outcome.notUsed.joined(separator: "; "))); it stays \(on ? "as it is" : "black, lit")")
         } else {
-            for line in outcome.notUsed { log.info("screen: not used: \(line)") }
+            for line in outcome.notUsed { log.notice("screen: not used: \(line)") }
         }
         return 0
     }

@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -84,6 +85,18 @@ def assert_the_panel_goes_off_and_a_touch_wakes_it(gpu, state):
     wait_for("the connector off after the wake", lambda: state()[0] == "disabled", timeout=40)
 
 
+def assert_the_session_is_asked_and_says_why_the_panel_stays_lit(gpu, state):
+    screen = lambda s: gpu.vm.out(f"journalctl -b -u kiosk-screen@{s} -o cat --no-pager", check=False)
+    wait_for("kiosk-screen@off", lambda: "screen: nothing here turns the screen off" in screen("off"), timeout=20)
+    assert "screen power: by kiosk-session" in gpu.journal() and "turning the screen off (kiosk-session)" in gpu.journal()
+    assert ("(no backlight (/sys/class/backlight is empty); no DDC/CI (no connected display has a DDC bus: virtual and "
+            "built-in panels have none); no HDMI-CEC (no /dev/cec* adapter)); it stays black, lit") in screen("off"), screen("off")
+    assert state() == ["enabled", "On"]
+    gpu.tap(gpu.size[0] // 2, gpu.size[1] // 2)
+    wait_for("kiosk-screen@on for a visitor", lambda: "screen: nothing here turns the screen on" in screen("on"), timeout=20)
+    assert gpu.vm.out("systemctl show -p Result --value kiosk-screen@off kiosk-screen@on").split() == ["success", "success"]
+
+
 class TestPanelWithGPU:
     """virtio-gpu, 1280×800, a PS/2 mouse plugged in: cage through seatd."""
 
@@ -101,7 +114,7 @@ class TestPanelWithGPU:
         assert gpu.journal("-p", "warning") == "", "nothing needs attention on a good start"
 
     def test_both_units_are_confined(self, gpu):
-        for unit in ("kiosk", "kiosk-weston"):
+        for unit in ("kiosk", "kiosk-weston", "kiosk-screen@off"):
             out = gpu.vm.out(f"systemd-analyze security {unit}.service --no-pager", check=False)
             score = float(re.search(r"Overall exposure level for \S+: ([\d.]+)", out).group(1))
             record(f"gpu: systemd-analyze security {unit}.service", f"{score}")
@@ -416,7 +429,8 @@ class TestPanelWithGPU:
         """Opening hours that end half a minute from now (the machine's local time). Debian 13's
         cage: the DRM connector is disabled at closing (wlr-output-management), a touch turns it
         on with the screensaver, and off again after the wake; opening hours saved again turn it
-        on. Debian 12's cage offers no means: the journal says so, and the connector stays on."""
+        on. Debian 12's cage offers no means: kiosk-session is asked, kiosk-screen@.service finds
+        no backlight, DDC/CI or CEC on this machine and says so, and the connector stays on."""
         connector = gpu.vm.out("ls -d /sys/class/drm/card*-*/ | head -1").strip()
         state = lambda: gpu.vm.out(f"cat {connector}enabled {connector}dpms").split()
         assert state() == ["enabled", "On"], state()
@@ -426,9 +440,7 @@ class TestPanelWithGPU:
         try:
             wait_for("closing time", lambda: "opening hours: closed" in gpu.journal(), timeout=90)
             if SUITE == "bookworm":
-                wait_for("the journal's reason", lambda: "offers neither wlr-output-power-management nor wlr-output-management"
-                         in gpu.journal(), timeout=20)
-                assert state() == ["enabled", "On"]
+                assert_the_session_is_asked_and_says_why_the_panel_stays_lit(gpu, state)
             else:
                 assert_the_panel_goes_off_and_a_touch_wakes_it(gpu, state)
             opened = gpu.journal().count("opening hours: open")
@@ -439,6 +451,35 @@ class TestPanelWithGPU:
         wait_for("open again: the connector on", lambda: state()[0] == "enabled", timeout=30)
         time.sleep(3)
 
+    def test_the_screens_helper_turns_a_monitor_and_a_tv_through_the_kernel(self, gpu):
+        """kiosk-screen@.service, confined as installed, against the kernel's stand-ins (no
+        machine here has a monitor or TV that answers): i2c-stub at the DDC/CI address keeps the
+        Set VCP message written to it; vivid's TV input receives Standby, then Image View On and
+        Active Source, from the playback device the helper claims on vivid's HDMI output."""
+        gpu.vm.put("/tmp/screen_devices.py", (Path(__file__).parent / "screen_devices.py").read_bytes())
+        i2c, output, tv = gpu.vm.out("python3 /tmp/screen_devices.py load").split()
+        gpu.vm.run("mkdir -p /etc/systemd/system/kiosk-screen@.service.d && cat > /etc/systemd/system/kiosk-screen@.service.d/"
+                   f"devices.conf <<'EOF'\n[Service]\nExecStart=\nExecStart=/usr/libexec/kiosk/kiosk-session --screen %i "
+                   f"--ddc {i2c} --cec {output}\nEOF\nsystemctl daemon-reload")
+        screen = lambda s: gpu.vm.out(f"journalctl -b -u kiosk-screen@{s} -o cat --no-pager", check=False)
+        try:
+            received = gpu.vm.out(f"python3 /tmp/screen_devices.py cec-tv {tv} 3 kiosk-screen@off.service").splitlines()
+            assert any(re.fullmatch(r"[0-9a-e]0 36", m) for m in received), received  # Standby, to the TV
+            assert gpu.vm.out(f"python3 /tmp/screen_devices.py ddc {i2c}") == "84 03 d6 00 04 6a"  # D6 := 4, checksummed
+            assert f"screen off: DDC/CI monitor on {i2c} (power mode 4)" in screen("off"), screen("off")
+            assert re.search(rf"screen off: HDMI-CEC Standby to the TV by {output} \(physical address \d\.\d\.\d\.\d\)", screen("off"))
+            received = gpu.vm.out(f"python3 /tmp/screen_devices.py cec-tv {tv} 3 kiosk-screen@on.service").splitlines()
+            assert any(re.fullmatch(r"[0-9a-e]0 04", m) for m in received), received  # Image View On
+            assert any(re.fullmatch(r"[0-9a-e]f 82 .. ..", m) for m in received), received  # Active Source, broadcast
+            assert gpu.vm.out(f"python3 /tmp/screen_devices.py ddc {i2c}") == "84 03 d6 00 01 6f"
+            assert "screen on: HDMI-CEC Image View On and Active Source to the TV" in screen("on"), screen("on")
+            for line in (screen("off") + "\n" + screen("on")).splitlines():
+                if "screen off:" in line or "screen on:" in line:
+                    record("gpu: kiosk-screen@ with i2c-stub and vivid", line.removeprefix("kiosk: "))
+        finally:
+            gpu.vm.run("rm -rf /etc/systemd/system/kiosk-screen@.service.d && systemctl daemon-reload && "
+                       "modprobe -r vivid i2c-stub", check=False)
+
     def test_the_weston_unit_shows_the_kiosk_too(self, gpu):
         gpu.tap(*box_centre(accent_box(gpu.snapshot("tiles", mm=gpu.mm))))
         time.sleep(5)  # saved: the weston kiosk starts on the tiles
@@ -446,6 +487,24 @@ class TestPanelWithGPU:
         assert r["rc"] == 0, r["out"] + r["err"]
         assert gpu.active("kiosk-weston") and gpu.unit("StatusText", "kiosk-weston") == "showing tiles"
         wait_for("the tiles under weston", lambda: differing(gpu.screen("weston"), gpu.snapshot("tiles", mm=gpu.mm))[0] < 0.002, timeout=20)
+
+    def test_closing_under_weston_asks_the_session(self, gpu):
+        """weston offers no output protocol on either release: at closing the kiosk, in weston's
+        own logind session, reaches kiosk-session, which starts kiosk-screen@off.service."""
+        # Kiosk under weston is in weston's logind session: its lines are found by their name.
+        since = gpu.vm.out("date +%s")
+        journal = lambda: gpu.vm.out(f"journalctl -b -t kiosk-session --since @{since} -o cat --no-pager", check=False)
+        helper = lambda: gpu.vm.out("journalctl -b -u kiosk-screen@off -o cat --no-pager", check=False).count("screen: nothing here")
+        before = helper()
+        closing = gpu.vm.out("date -d '+25 sec' '+%a 00:00-%H:%M:%S'").strip()
+        gpu.vm.run("cp /etc/kiosk/kiosk.toml /tmp/kiosk.toml.orig && "
+                   f"sed -i 's|^# hours = .*|hours = \"{closing}\"|' /etc/kiosk/kiosk.toml")
+        try:
+            wait_for("closing under weston", lambda: "turning the screen off (kiosk-session)" in journal(), timeout=90)
+            assert "screen power: by kiosk-session" in journal()
+            wait_for("kiosk-screen@off", lambda: helper() > before, timeout=20)
+        finally:
+            gpu.vm.run("cp /tmp/kiosk.toml.orig /etc/kiosk/kiosk.toml")
 
 
 class TestPlainFramebuffer:

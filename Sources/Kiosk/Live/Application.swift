@@ -284,28 +284,29 @@ final class Application: WindowDelegate, InputSink {
     /// At closing the panel itself goes off, by the best means the compositor offers (said
     /// once, with why the better ones are not used), and on again for a visitor or at opening.
     private func setPanelPowered(_ on: Bool) {
+        // Why this means is used is said at the first closing (an "on" before it, for a visitor
+        // at start, says nothing).
+        let explain = !on && !panelPowerExplained
+        if explain { panelPowerExplained = true }
         let means: String
         if let wayland = display.setOutputsPowered(on) {
-            if !panelPowerExplained && wayland == .outputManagement {
+            if explain && wayland == .outputManagement {
                 log.notice("screen power: by wlr-output-management (the outputs disabled, as wlr-randr --off does): the compositor offers no wlr-output-power-management")
             }
             means = wayland.rawValue
         } else if let notifier, notifier.reachesKioskSession {
             // kiosk-session (root) runs kiosk-screen@.service: the backlight, DDC/CI, HDMI-CEC.
-            if !panelPowerExplained {
+            if explain {
                 log.notice("screen power: by kiosk-session (the backlight, a monitor's DDC/CI or a TV's HDMI-CEC; kiosk-screen@.service says which): the compositor offers neither wlr-output-power-management nor wlr-output-management")
             }
             notifier.send("KIOSK_SCREEN=\(on ? "on" : "off")")
             means = "kiosk-session"
         } else {
-            // Said at the first closing (an "on" before it, for a visitor at start, says nothing).
-            if !on && !panelPowerExplained {
+            if explain {
                 log.notice("screen power: the compositor offers neither wlr-output-power-management nor wlr-output-management, and no kiosk-session runs the kiosk; the screen stays black, lit")
-                panelPowerExplained = true
             }
             return
         }
-        panelPowerExplained = true
         log.notice(on ? "turning the screen on (\(means))" : "turning the screen off (\(means))")
     }
     private var panelPowerExplained = false
