@@ -12,7 +12,7 @@ PYTHON := /usr/bin/python3
 # alone would let it through whenever that module happens to be built first.
 LAYERS := --explicit-target-dependency-import-check error
 
-.PHONY: run test deps build locale pot build-arm64 module tools unit e2e vm vm-shell deb test-compositors fuzz soak generate bench clean
+.PHONY: run test deps build locale pot build-arm64 module tools unit e2e vm vm-shell deb test-compositors fuzz soak generate bench pictures clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
@@ -169,6 +169,11 @@ VM_SUITE ?= bookworm
 VM_ARCH ?= $(shell dpkg --print-architecture)
 vm-shell: deb
 	$(PYTHON) Tests/VM/vm.py out/kiosk_$$($(KIOSK) --version)_$(VM_ARCH).deb $(VM_SUITE)
+
+# The README's pictures (docs/pictures), drawn by this build; Tests/E2E/test_docs.py fails when
+# they no longer match it.
+pictures: build
+	$(PYTHON) Tests/E2E/tools/pictures.py write $(abspath $(KIOSK))
 
 # Long fuzz runs (make test runs 20,000 documents a target): FUZZ=documents, SEED=number.
 FUZZ ?= 2000000
