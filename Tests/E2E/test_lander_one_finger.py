@@ -1,5 +1,6 @@
-"""A visitor who uses one finger at a time lands the rocket, live under weston and the strict
-compositor: after a pause, a tap on the engine keeps it burning and another stops it; a turn
+"""A visitor who uses one finger at a time lands the rocket, live under weston (the strict
+compositor flies the lander in test_strict.py; a whole landing there too cost the suite 35 s):
+after a pause, a tap on the engine keeps it burning and another stops it; a turn
 button is held alone; never two fingers down. The visitor steers by what the screen shows, read
 here from the kiosk's flight record (`lander: …` debug lines, ten a second)."""
 import re
@@ -23,7 +24,8 @@ def flight(k):
                 outcome=m.group(9))
 
 
-def test_one_finger_at_a_time_lands_the_rocket(compositor, tmp_path):
+def test_one_finger_at_a_time_lands_the_rocket(weston, tmp_path):
+    compositor = weston
     cfg = tmp_path / "kiosk.toml"
     cfg.write_text(CONFIG)
     k = Kiosk(compositor, "--verbose", "--config", str(cfg), "--scene", "lander",
