@@ -62,10 +62,20 @@ def test_the_readme_opens_with_what_it_is_pictures_and_the_commands():
         assert f"docs/pictures/{name}" in first
 
 
+def slug(heading):
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
 def test_every_link_between_the_pages_leads_somewhere():
     broken = []
     for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
-        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
-            if "://" not in target and not (page.parent / target).exists():
+        for target, anchor in re.findall(r"\]\(([^)#\s]+)(?:#([^)]*))?\)", page.read_text()):
+            if "://" in target:
+                continue
+            path = page.parent / target
+            if not path.exists():
                 broken.append(f"{page.relative_to(ROOT)} → {target}")
+            elif anchor and anchor not in {slug(h) for h in re.findall(r"^#+ (.+)$", path.read_text(), flags=re.M)}:
+                broken.append(f"{page.relative_to(ROOT)} → {target}#{anchor}")
     assert broken == []
