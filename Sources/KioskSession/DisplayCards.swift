@@ -19,14 +19,8 @@ enum DisplayCards {
     }
 
     static func cardNames(in dir: String) -> [String] {
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("card"), name.count > 4, name.dropFirst(4).allSatisfy(\.isNumber) { names.append(name) }
-        }
-        return names.sorted { Int($0.dropFirst(4))! < Int($1.dropFirst(4))! }
+        directoryEntries(dir).filter { $0.hasPrefix("card") && $0.count > 4 && $0.dropFirst(4).allSatisfy(\.isNumber) }
+            .sorted { Int($0.dropFirst(4))! < Int($1.dropFirst(4))! }
     }
 
     /// The DRM driver's name (`virtio_gpu`, `bochs-drm`, `i915`…).

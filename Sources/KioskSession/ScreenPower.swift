@@ -121,25 +121,10 @@ struct ScreenPower {
 
     // MARK: Files
 
-    private func entries(of directory: String) -> [String] {
-        guard let d = opendir(directory) else { return [] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if !name.hasPrefix(".") { names.append(name) }
-        }
-        return names.sorted()
-    }
+    private func entries(of directory: String) -> [String] { directoryEntries(directory) }
 
     private func readText(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 256)
-        let n = read(fd, &buf, buf.count)
-        guard n >= 0 else { return nil }
-        return String(decoding: buf.prefix(n), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        readKernelFile(path)?.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     private func linkTarget(_ path: String) -> String? {

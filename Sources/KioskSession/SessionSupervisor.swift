@@ -297,37 +297,20 @@ final class SessionSupervisor {
     /// started with: /proc/PID/exe of another user's process needs CAP_SYS_PTRACE, which the
     /// confined unit does not give root; its command line does not.
     static func runs(_ executable: String, _ pid: pid_t) -> Bool {
-        guard let line = readProcFile("/proc/\(pid)/cmdline"), let first = line.split(separator: "\0").first else { return false }
+        guard let line = readKernelFile("/proc/\(pid)/cmdline"), let first = line.split(separator: "\0").first else { return false }
         return first == executable || first.split(separator: "/").last == executable.split(separator: "/").last
     }
 
     static func children(of pid: pid_t) -> [pid_t] {
-        guard let d = opendir("/proc/\(pid)/task") else { return [] }
-        defer { closedir(d) }
-        var out: [pid_t] = []
-        while let e = readdir(d) {
-            let tid = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard Int(tid) != nil, let text = readProcFile("/proc/\(pid)/task/\(tid)/children") else { continue }
-            out += text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
+        directoryEntries("/proc/\(pid)/task").filter { Int($0) != nil }.flatMap { tid in
+            (readKernelFile("/proc/\(pid)/task/\(tid)/children") ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
         }
-        return out
     }
 
     private func describe(_ status: Int32) -> String {
         wifexited(status) ? "exited with status \(wexitstatus(status))" : "was ended by signal \(wtermsig(status))"
     }
     private func format1(_ v: Double) -> String { String(Double(Int(v * 10)) / 10) }
-}
-
-/// A /proc file's text (they report no size, so they are read until the end).
-private func readProcFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while case let n = read(fd, &chunk, chunk.count), n > 0 { bytes += chunk.prefix(n) }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 // The wait-status macros of <sys/wait.h>, which Swift does not import.
