@@ -74,7 +74,7 @@ final class SessionSupervisor {
         signals = kiosk_session_signalfd()
         guard signals >= 0 else { throw SessionError.system("cannot create a signalfd: \(String(cString: strerror(errno)))") }
         _ = kiosk_session_set_subreaper()
-        let relayName = "kiosk-session-\(getpid())"
+        let relayName = "\(SessionRelay.namePrefix)\(getpid())"
         relay = kiosk_session_notify_socket(relayName)
         guard relay >= 0 else { throw SessionError.system("cannot create the notification relay: \(String(cString: strerror(errno)))") }
         defer { close(relay); close(signals) }
@@ -251,11 +251,7 @@ final class SessionSupervisor {
     static func screenRequest(in text: String) -> (on: Bool, rest: String)? {
         var wish: Bool?, rest: [Substring] = []
         for line in text.split(separator: "\n") {
-            switch line {
-            case "KIOSK_SCREEN=on": wish = true
-            case "KIOSK_SCREEN=off": wish = false
-            default: rest.append(line)
-            }
+            if let w = SessionRelay.screenWish(line) { wish = w } else { rest.append(line) }
         }
         return wish.map { ($0, rest.joined(separator: "\n")) }
     }

@@ -299,7 +299,7 @@ final class Application: WindowDelegate, InputSink {
             if explain {
                 log.notice("screen power: by kiosk-session (the backlight, a monitor's DDC/CI or a TV's HDMI-CEC; kiosk-screen@.service says which): the compositor offers neither wlr-output-power-management nor wlr-output-management")
             }
-            notifier.send("KIOSK_SCREEN=\(on ? "on" : "off")")
+            notifier.send(SessionRelay.screenField(on: on))
             means = "kiosk-session"
         } else {
             if explain {

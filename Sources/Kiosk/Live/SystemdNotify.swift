@@ -38,7 +38,7 @@ final class SystemdNotifier {
         }
         addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes[0] == 0 ? 0 : 1))
         watchdogInterval = SystemdNotifier.watchdogInterval(env, pid: getpid(), parent: getppid())
-        reachesKioskSession = path.hasPrefix("@kiosk-session-")
+        reachesKioskSession = path.hasPrefix("@" + SessionRelay.namePrefix)
     }
 
     deinit { close(fd) }
