@@ -165,6 +165,14 @@ enum SessionError: Error, Equatable, CustomStringConvertible {
     case system(String)
     case usage(String)
 
+    /// A display device that is not there yet may be while its driver loads.
+    var displayMayComeYet: Bool {
+        switch self {
+        case .noDisplay, .renderOnly: return true
+        default: return false
+        }
+    }
+
     var description: String {
         switch self {
         case .notInstalled(let c): return "\(c.rawValue) is not installed (\(c.path)): apt install \(c.rawValue)"

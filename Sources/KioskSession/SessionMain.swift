@@ -47,11 +47,7 @@ enum SessionMain {
     static func run(_ o: SessionOptions) -> Int32 {
         let installed = Set(Compositor.allCases.filter { access($0.path, X_OK) == 0 })
         let cage = o.compositor == nil && installed.contains(.cage) ? cageVersion() : nil
-        let choice: CompositorChoice
-        switch CompositorChoice.choose(requested: o.compositor, cards: DisplayCards.present(), installed: installed, cageVersion: cage) {
-        case .success(let c): choice = c
-        case .failure(let e): failing("session: \(e)")
-        }
+        let choice = chooseOnceTheDisplayIsThere(requested: o.compositor, installed: installed, cageVersion: cage)
         log.notice("session: running \(choice.compositor.rawValue): \(choice.reason)")
         if let w = choice.warning { log.warning("session: \(w)") }
 
@@ -82,6 +78,30 @@ enum SessionMain {
             notifierUID: pw.pw_uid,
             screenCommand: o.screenHelper.map { helper in { [helper, $0 ? "on" : "off"] } } ?? SessionSupervisor.systemdScreenCommand)
         do { return try supervisor.run() } catch { failing("session: \(error)") }
+    }
+
+    /// At boot the unit may start before the display's driver has loaded (a Pi's vc4 comes
+    /// after its v3d): the choice waits for it a while, so a slow boot logs no error and no
+    /// restart; after `displayWait` it fails as before and systemd starts the unit again.
+    static let displayWait: UInt64 = 30_000_000_000
+
+    static func chooseOnceTheDisplayIsThere(requested: Compositor?, installed: Set<Compositor>,
+                                            cageVersion: CageVersion?) -> CompositorChoice {
+        let start = MonotonicClock.nanoseconds()
+        var waiting = false
+        while true {
+            switch CompositorChoice.choose(requested: requested, cards: DisplayCards.present(), installed: installed, cageVersion: cageVersion) {
+            case .success(let c):
+                let tenths = (MonotonicClock.nanoseconds() - start) / 100_000_000
+                if waiting { log.notice("session: the display device is there after \(tenths / 10).\(tenths % 10) s") }
+                return c
+            case .failure(let e) where e.displayMayComeYet && MonotonicClock.nanoseconds() - start < displayWait:
+                if !waiting { log.notice("session: waiting up to \(displayWait / 1_000_000_000) s for the display's driver: \(e)") }
+                waiting = true
+                usleep(200_000)
+            case .failure(let e): failing("session: \(e)")
+            }
+        }
     }
 
     /// What `cage -v` says, or nil when it says nothing readable (then cage counts as 0.1).

@@ -49,6 +49,13 @@ import Testing
         #expect(SessionError.renderOnly("card0 (v3d)").description.hasPrefix("card0 (v3d): render-only, no display device yet"))
     }
 
+    /// At boot the display's driver may load after the unit starts: only a missing display is
+    /// waited for, never a missing compositor.
+    @Test func onlyAMissingDisplayIsWaitedFor() {
+        #expect(SessionError.noDisplay.displayMayComeYet && SessionError.renderOnly("card0 (v3d)").displayMayComeYet)
+        #expect(!SessionError.noCompositor.displayMayComeYet && !SessionError.notInstalled(.cage).displayMayComeYet)
+    }
+
     @Test func theCompositorIsGivenTheDisplayDevice() {
         let cage = CompositorLaunch.make(.cage, kiosk: "/usr/bin/kiosk", extra: [], runtimeDirectory: "/run/kiosk", devices: ["card1"])
         #expect(cage.defaults["WLR_DRM_DEVICES"] == "/dev/dri/card1")

@@ -240,6 +240,17 @@ def shows_scene(panel, img, scene, size=None, mm=None):
     return got is not None and want is not None and abs(box_centre(got)[0] - box_centre(want)[0]) < 8
 
 
+def wait_for_scene(panel, scene, name, timeout=30):
+    """Waits for `scene`'s pill to be lit on screen. READY follows the compositor's frame callback,
+    which may come before the emulated display scans the frame out; failing, says what the unit
+    says it shows."""
+    try:
+        wait_for(f"{scene} on screen", lambda: shows_scene(panel, panel.screen(name), scene, mm=panel.mm), timeout=timeout)
+    except TimeoutError as e:
+        raise AssertionError(f"{e}; the unit says {panel.unit('StatusText')!r}; "
+                             f"the screen is {panel.vm.dir}/{panel.shots:02d}-{name}.png") from None
+
+
 def assert_snapshot(panel, img, scene, what, size=None, mm=None, rotate=0):
     want = panel.snapshot(scene, size=size, mm=mm)
     if rotate:

@@ -14,7 +14,7 @@ import pytest
 
 from panel import (ARCH, FINGER0, FINGER1, SUITE, VERSION, accent_box, assert_snapshot, assert_the_lander_fires_while_held,
                    booted, box_centre, count_near, differing, record, show_the_tiles, shows_scene, tap_the_lander_pill_turned,
-                   wait_for)
+                   wait_for, wait_for_scene)
 
 # What kiosk-session says it runs on each panel class: Debian 12's cage (wlroots 0.15) cannot
 # drive a display without PRIME import; Debian 13's (wlroots 0.18) can.
@@ -249,7 +249,7 @@ class TestPanelWithGPU:
         saved = json.loads(gpu.vm.out("cat /var/lib/kiosk/lander.json"))
         assert saved["flight"]["fuel"] < 100, saved
         assert json.loads(gpu.vm.out("cat /var/lib/kiosk/shell.json"))["scene"] == "lander"
-        assert shows_scene(gpu, gpu.screen("after-power-cut"), "lander", mm=gpu.mm)
+        wait_for_scene(gpu, "lander", "after-power-cut")
 
     def test_kill_9_brings_the_kiosk_back(self, gpu):
         pid = gpu.kiosk_pid()
