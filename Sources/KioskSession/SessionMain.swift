@@ -76,8 +76,15 @@ enum SessionMain {
             child: .init(path: launch.path, arguments: launch.arguments, environment: env, identity: identity, kiosk: o.kiosk),
             compositorLog: choice.compositor == .weston ? "\(runtime)/weston.log" : nil,
             notifierUID: pw.pw_uid,
-            screenCommand: o.screenHelper.map { helper in { [helper, $0 ? "on" : "off"] } } ?? SessionSupervisor.systemdScreenCommand)
+            screenCommand: screenCommand(o, asRoot: asRoot))
         do { return try supervisor.run() } catch { failing("session: \(error)") }
+    }
+
+    /// `--screen-helper`, else kiosk-screen@.service, which only root may start.
+    static func screenCommand(_ o: SessionOptions, asRoot: Bool) -> ((Bool) -> [String])? {
+        if let helper = o.screenHelper { return { [helper, $0 ? "on" : "off"] } }
+        guard asRoot else { return nil }
+        return { SessionSupervisor.systemdScreenCommand($0) }
     }
 
     /// At boot the unit may start before the display's driver has loaded (a Pi's vc4 comes

@@ -35,8 +35,8 @@ struct SessionOptions: Equatable {
           --pam-service open a PAM session with this service first (weston: kiosk)
           --kiosk       the Kiosk executable (default /usr/bin/kiosk)
           --screen-helper  run this with "on" or "off" when Kiosk asks to turn the screen on
-                        or off and the compositor cannot (default: systemctl start
-                        kiosk-screen@on|off.service)
+                        or off and the compositor cannot (default, as root: systemctl
+                        start kiosk-screen@on|off.service; as another user, nothing)
 
         kiosk-session --screen on|off [--ddc /dev/i2c-N]… [--cec /dev/cecN]…
         turns the screen on or off by every means the panel has: the backlight, a monitor's

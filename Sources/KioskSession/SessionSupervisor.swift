@@ -37,8 +37,8 @@ final class SessionSupervisor {
     private let notifierUID: uid_t?
     private let upstream: String?
     /// The command that turns the screen on (true) or off, run when Kiosk asks and the
-    /// compositor cannot (`KIOSK_SCREEN=on|off`).
-    private let screenCommand: (Bool) -> [String]
+    /// compositor cannot (`KIOSK_SCREEN=on|off`); nil where nothing may (a session not run as root).
+    private let screenCommand: ((Bool) -> [String])?
 
     private var signals: Int32 = -1
     private var relay: Int32 = -1
@@ -58,7 +58,7 @@ final class SessionSupervisor {
     private var screenHelper: pid_t = 0
 
     init(log: Logger, name: String, child: Child, compositorLog: String?, notifierUID: uid_t?,
-         screenCommand: @escaping (Bool) -> [String] = SessionSupervisor.systemdScreenCommand,
+         screenCommand: ((Bool) -> [String])? = SessionSupervisor.systemdScreenCommand,
          upstream: String? = getenv("NOTIFY_SOCKET").map { String(cString: $0) }) {
         self.screenCommand = screenCommand
         self.log = log
@@ -144,6 +144,11 @@ final class SessionSupervisor {
     /// Starts the helper when Kiosk's wish differs from what was last set and none is running.
     private func updateScreen() {
         guard screenHelper == 0, let wanted = screenWanted, wanted != (screenSet ?? true) else { return }
+        guard let screenCommand else {
+            log.notice("session: the screen stays lit: only kiosk-session started as root (kiosk.service) turns it off outside Wayland")
+            screenWanted = nil
+            return
+        }
         let argv = screenCommand(wanted)
         let pid = withCStrings(argv) { a in
             withCStrings(["PATH=\(UserEnvironment.defaultPath)"]) { kiosk_session_spawn(argv[0], a, $0, nil) }
@@ -178,7 +183,7 @@ final class SessionSupervisor {
             if pid == compositor { compositorStatus = status }
             if pid == screenHelper {
                 screenHelper = 0
-                if status != 0 { log.warning("session: the screen's helper (\(screenCommand(screenSet ?? true)[0])) \(describe(status))") }
+                if status != 0, let argv = screenCommand?(screenSet ?? true) { log.warning("session: the screen's helper (\(argv[0])) \(describe(status))") }
                 updateScreen()
             }
         }

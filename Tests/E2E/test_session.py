@@ -358,3 +358,38 @@ def test_closing_time_asks_the_session_to_turn_the_screen_off_where_cage_cannot(
     s.proc.send_signal(signal.SIGTERM)
     assert s.proc.wait(timeout=15) == 0
     assert calls.read_text() == "off 0\non 0\n", "the screen left off by a stopped kiosk"
+
+
+def test_a_session_not_run_as_root_leaves_the_screen_lit_and_says_why():
+    """`kiosk session` run by a user (a developer's desktop): at closing there is nothing it may
+    start to turn the screen off (kiosk-screen@.service is root's), so it says so and tries nothing."""
+    from test_hours import closing_soon
+    from wlroots import WLROOTS_015
+
+    if not WLROOTS_015:
+        pytest.skip("cage 0.2.0 turns its output off itself (test_hours.py)")
+    uid, gid, _ = _account()
+    home = Path(tempfile.mkdtemp(prefix="kiosk-session-user-"))
+    for d in (home, home / "run", home / "state"):
+        d.mkdir(exist_ok=True)
+        os.chown(d, uid, gid)
+        d.chmod(0o700)
+    config = home / "kiosk.toml"
+    config.write_text(f'[shell]\nhours = "{closing_soon(3)}"\n')
+    wrapper = home / "kiosk"
+    wrapper.write_text(f"#!/bin/sh\nexec {kiosk_binary()} --config {config} --scene tiles\n")
+    wrapper.chmod(0o755)
+    log = home / "journal"
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_RUNTIME_DIR": str(home / "run"),
+           "XDG_STATE_HOME": str(home / "state"), "WLR_BACKENDS": "headless"}
+    proc = subprocess.Popen([str(kiosk_binary()), "session", "--compositor", "cage", "--kiosk", str(wrapper)],
+                            env=env, user=uid, group=gid, extra_groups=[], cwd="/",
+                            stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+    try:
+        wait_until(lambda: "the screen stays lit: only kiosk-session started as root" in log.read_text(), timeout=20,
+                   what=f"the session's word at closing:\n{log.read_text()}")
+        assert "turning the screen off (kiosk-session)" in log.read_text()
+        assert "helper" not in log.read_text() and "systemctl" not in log.read_text(), log.read_text()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
