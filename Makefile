@@ -12,13 +12,22 @@ PYTHON := /usr/bin/python3
 # alone would let it through whenever that module happens to be built first.
 LAYERS := --explicit-target-dependency-import-check error
 
-.PHONY: run test deps build locale pot build-arm64 module tools unit e2e vm vm-shell deb test-compositors fuzz soak generate bench pictures clean
+.PHONY: run test phase-start deps build locale pot build-arm64 module tools unit e2e vm vm-images vm-shell deb test-compositors fuzz soak generate bench pictures clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
 	else ./Packaging/headless-run.sh $(KIOSK) $(abspath $(MODULE)) out; fi
 
-test: deps unit build module tools deb e2e vm
+# Each phase stamped as it ends; the last line says how long each took (CI shows the tail).
+TEST_PHASES := deps unit build module tools deb vm-images e2e vm
+test: phase-start $(foreach p,$(TEST_PHASES),$(p) phase-$(p))
+	@awk 'NR == 1 { start = $$2 } NR > 1 { printf "%s%s %.1f min", sep, $$1, ($$2 - last) / 60; sep = ", " } { last = $$2 } \
+		END { printf " (all %.1f min)\n", (last - start) / 60 }' $(BUILD)/test-phases | sed 's/^/make test: /'
+
+phase-start:
+	@mkdir -p $(BUILD) && echo "start $$(date +%s)" > $(BUILD)/test-phases
+phase-%:
+	@echo "$* $$(date +%s)" >> $(BUILD)/test-phases
 
 deps:
 	@./Packaging/install-deps.sh
@@ -150,6 +159,7 @@ e2e: build module tools
 VM_SUITES ?= bookworm trixie
 VM_ARM64_SUITES ?= trixie
 ARM64_DEB = out/kiosk_$$($(KIOSK) --version)_arm64.deb
+NATIVE_DEB = out/kiosk_$$($(KIOSK) --version)_$(shell dpkg --print-architecture).deb
 vm: deb
 	@rc=0; images=""; \
 	if [ "$$(id -u)" = 0 ]; then for suite in $(VM_ARM64_SUITES); do \
@@ -162,6 +172,18 @@ vm: deb
 	for suite in $(VM_ARM64_SUITES); do \
 		KIOSK_VM_SUITE=$$suite KIOSK_VM_ARCH=arm64 KIOSK_BIN=$(abspath $(KIOSK)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/VM || rc=1; \
 	done; exit $$rc
+
+# The booted machines' images started in the background (make test does, before e2e, which
+# leaves a core mostly idle); `vm` finds them made or waits for the build under way (image.py
+# locks each). Their logs: .build/vm-image-*.log.
+vm-images: deb
+	@if [ "$$(id -u)" = 0 ]; then \
+		( for suite in $(VM_ARM64_SUITES); do $(PYTHON) Tests/VM/image.py $(ARM64_DEB) $$suite || exit 1; done ) \
+			> $(BUILD)/vm-image-arm64.log 2>&1 & \
+		( for suite in $(VM_SUITES); do $(PYTHON) Tests/VM/image.py $(NATIVE_DEB) $$suite || exit 1; done ) \
+			> $(BUILD)/vm-image-native.log 2>&1 & \
+		echo "vm-images: building in the background (.build/vm-image-arm64.log, .build/vm-image-native.log)"; \
+	else echo "vm-images: skipped (building them needs root)"; fi
 
 # The same machine booted with a network and a root shell on this terminal, for debugging
 # (VM_SUITE=trixie for Debian 13, VM_ARCH=arm64 VM_SUITE=trixie for the emulated arm64 board).

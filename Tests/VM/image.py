@@ -20,6 +20,7 @@ import shlex
 import os
 import shutil
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -166,7 +167,12 @@ def make(deb, suite, out):
            "--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/locale/*",
            "--skip=cleanup/apt/lists", *hooks, suite, str(tree), sources(suite)]
     with open(out / "mmdebstrap.log", "w") as f:
-        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        # Each line stamped with the seconds since the start: where an image's build spends its time.
+        start = time.monotonic()
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace") as p:
+            for line in p.stdout:
+                f.write(f"{time.monotonic() - start:7.1f} {line}")
+        r = p
     if r.returncode != 0:
         tail = (out / "mmdebstrap.log").read_text().splitlines()[-30:]
         raise RuntimeError("mmdebstrap failed:\n" + "\n".join(tail))

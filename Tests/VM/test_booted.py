@@ -378,6 +378,8 @@ class TestPanelWithGPU:
             return j.rfind("language: en (English)") > j.rfind("language: fr (Français)")
         wait_for("the kiosk in English again", english_again, timeout=30)
 
+    @pytest.mark.skipif(SUITE == "trixie", reason="the package's maintainer scripts are one build's on both releases: "
+                        "an upgrade is checked on Debian 12, a fresh install on each")
     def test_an_upgrade_keeps_the_operators_settings_and_restarts_the_kiosk(self, gpu, deb, tmp_path):
         gpu.vm.run("sed -i 's/^idle_timeout = 120 /idle_timeout = 900 /' /etc/kiosk/kiosk.toml")
         before = gpu.kiosk_pid()
@@ -392,6 +394,7 @@ class TestPanelWithGPU:
         assert "(deleted)" not in gpu.vm.out(f"readlink /proc/{gpu.kiosk_pid()}/exe")
 
     def test_an_idle_kiosk_costs_nothing(self, gpu):
+        show_the_tiles(gpu)  # a touch now: the screensaver is idle_timeout away
         time.sleep(3)
         pids = [int(p) for p in gpu.vm.out("pgrep -u kiosk -x 'kiosk|cage'").split()] + [int(gpu.unit("MainPID"))]
         a = cpu_seconds(gpu, pids)
