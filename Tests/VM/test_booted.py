@@ -395,7 +395,7 @@ class TestPanelWithGPU:
 
     def test_an_idle_kiosk_costs_nothing(self, gpu):
         show_the_tiles(gpu)  # a touch now: the screensaver is idle_timeout away
-        time.sleep(3)
+        time.sleep(5)  # the tap's highlight has faded
         pids = [int(p) for p in gpu.vm.out("pgrep -u kiosk -x 'kiosk|cage'").split()] + [int(gpu.unit("MainPID"))]
         a = cpu_seconds(gpu, pids)
         time.sleep(10)
