@@ -129,6 +129,9 @@ class TestTouchDisplay2:
         panel = touch_display_2
         panel.wait_kiosk(timeout=600)
         record("pi-td2: boot → kiosk on screen (READY)", f"{panel.ready_after_boot():.1f} s after the kernel started")
+        waited = [l for l in panel.journal().splitlines() if "the display device is there" in l]
+        record("pi-td2: at boot the session waited for the display's driver", f"{waited[0] if waited else 'no (it was there)'}; "
+               f"restarts: {panel.unit('NRestarts')}")
         assert CHOICE in panel.journal(), panel.journal()
         panel.mm = panel.edid_mm()
         wait_for("the portrait tiles", lambda: shows_scene(panel, panel.screen("portrait"), "tiles", mm=panel.mm), timeout=30)
