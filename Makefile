@@ -8,11 +8,13 @@ BAD_CLIENT := $(BUILD)/e2e/bad-client
 VINPUT := $(BUILD)/e2e/virtual-input
 NO_SCANOUT := $(BUILD)/e2e/cage-no-scanout.so
 PYTHON := /usr/bin/python3
+# The arm64 package is cross-built on amd64 (Packaging/arm64.py); elsewhere make build is native.
+HOST_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 # A module that imports a layer it does not declare (an upward import) fails the build: SwiftPM
 # alone would let it through whenever that module happens to be built first.
 LAYERS := --explicit-target-dependency-import-check error
 
-.PHONY: run test phase-start deps build locale pot build-arm64 module tools unit e2e vm vm-images vm-shell deb test-compositors fuzz soak generate bench pictures clean
+.PHONY: run test phase-start deps deps-deb deps-test build locale pot build-arm64 module tools unit e2e vm vm-images vm-shell deb test-compositors fuzz soak generate bench pictures clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
@@ -21,18 +23,33 @@ run: deps build module
 # Each phase stamped as it ends; the last line says how long each took (CI shows the tail). The
 # package comes first, so that the booted machines' images build while the unit and end-to-end
 # tests run.
-TEST_PHASES := deps build module tools deb vm-images unit e2e vm
+TEST_PHASES := deps-test build module tools deb vm-images unit e2e vm
 test: phase-start $(foreach p,$(TEST_PHASES),$(p) phase-$(p))
 	@awk 'NR == 1 { start = $$2 } NR > 1 { printf "%s%s %.1f min", sep, $$1, ($$2 - last) / 60; sep = ", " } { last = $$2 } \
 		END { printf " (all %.1f min)\n", (last - start) / 60 }' $(BUILD)/test-phases | sed 's/^/make test: /'
 
 phase-start:
+	$(CHECK_SWIFT)
 	@mkdir -p $(BUILD) && echo "start $$(date +%s)" > $(BUILD)/test-phases
 phase-%:
 	@echo "$* $$(date +%s)" >> $(BUILD)/test-phases
 
+# `make run` installs what building and running need (Packaging/packages-run.txt), `make deb`
+# the packaging tools besides (packages-deb.txt), `make test` what its tests need too
+# (packages-test.txt), each under this release's names, with
+# Debian 13's own Swift when none is on PATH. Where no Swift can be installed (Debian 12), one
+# line says what to install before anything is installed or built.
+NO_SWIFT = $(shell ./Packaging/install-deps.sh --no-swift $(SWIFT))
+CHECK_SWIFT = $(if $(NO_SWIFT),$(error $(NO_SWIFT)))
 deps:
-	@./Packaging/install-deps.sh
+	$(CHECK_SWIFT)
+	@./Packaging/install-deps.sh $(SWIFT) Packaging/packages-run.txt
+deps-deb:
+	$(CHECK_SWIFT)
+	@./Packaging/install-deps.sh $(SWIFT) Packaging/packages-run.txt Packaging/packages-deb.txt
+deps-test:
+	$(CHECK_SWIFT)
+	@./Packaging/install-deps.sh $(SWIFT) Packaging/packages-run.txt Packaging/packages-deb.txt Packaging/packages-test.txt
 
 # How the kiosk is linked, each for less start-up work and memory (numbers: docs/measurements.md):
 # - the Swift runtime statically: less dynamic loading, and a binary that runs without the
@@ -64,7 +81,7 @@ define fresh-plan
 endef
 build:
 	@mkdir -p $(STATIC_CXX) && ln -sf "$$($(CC) -print-file-name=libstdc++.a)" $(STATIC_CXX)/libstdc++.a
-	@test -f $(STATIC_CXX)/libstdc++.a || { echo "make build: libstdc++.a not found (Debian package libstdc++-12-dev)" >&2; exit 1; }
+	@test -f $(STATIC_CXX)/libstdc++.a || { echo "make build: libstdc++.a not found (Debian's libstdc++-N-dev for $$($(CC) -dumpversion)'s gcc; make deps installs it)" >&2; exit 1; }
 	$(call fresh-plan,$(BUILD),$(RELEASE_FLAGS),$(KIOSK))
 	$(SWIFT) build $(LAYERS) $(RELEASE_FLAGS)
 	@$(MAKE) --no-print-directory locale
@@ -90,14 +107,21 @@ pot: build
 ARM64 := $(BUILD)/arm64/release/kiosk
 ARM64_FLAGS := $(subst $(abspath $(STATIC_CXX)),$(abspath $(BUILD)/arm64/static-cxx),$(RELEASE_FLAGS))
 build-arm64:
+ifeq ($(HOST_ARCH),amd64)
 	$(call fresh-plan,$(BUILD)/arm64,$(ARM64_FLAGS),$(ARM64))
 	@if [ "$$(id -u)" = 0 ]; then $(PYTHON) Packaging/arm64.py build $(LAYERS) $(ARM64_FLAGS); \
 	else echo "build-arm64: skipped (its Debian 13 root needs root)"; fi
+else
+	@echo "build-arm64: nothing to cross-build on $(HOST_ARCH) (make build is this machine's own)"
+endif
 
+# Built against the release's libweston (10 on Debian 12, 14 on Debian 13).
 $(MODULE): Tests/E2E/weston-module/kiosk-test-input.c
 	@mkdir -p $(dir $@)
-	cc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -o $@ $< \
-		$$(pkg-config --cflags --libs libweston-10 wayland-server)
+	@weston=$$(pkg-config --list-all | awk '$$1 ~ /^libweston-[0-9]+$$/ { print $$1 }' | sort -V | tail -1); \
+	[ -n "$$weston" ] || { echo "make module: no libweston-N-dev (make deps installs it)" >&2; exit 1; }; \
+	echo "cc -shared -o $@ $< ($$weston)"; cc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -o $@ $< \
+		$$(pkg-config --cflags --libs $$weston wayland-server)
 
 module: $(MODULE)
 
@@ -158,10 +182,13 @@ e2e: build module tools
 # The arm64 image (its package scripts run by qemu-user: most of 20 minutes) is made in the
 # background while the amd64 machines run, and waited for; its machines run after theirs (two
 # emulated machines at once on a 2-core machine take as long as one after the other).
+# The machines are amd64 PCs and the arm64 board, emulated from an amd64 machine; elsewhere none.
+ifeq ($(HOST_ARCH),amd64)
 VM_SUITES ?= bookworm trixie
 VM_ARM64_SUITES ?= trixie
+endif
 ARM64_DEB = out/kiosk_$$($(KIOSK) --version)_arm64.deb
-NATIVE_DEB = out/kiosk_$$($(KIOSK) --version)_$(shell dpkg --print-architecture).deb
+NATIVE_DEB = out/kiosk_$$($(KIOSK) --version)_$(HOST_ARCH).deb
 vm: deb
 	@rc=0; images=""; \
 	if [ "$$(id -u)" = 0 ]; then for suite in $(VM_ARM64_SUITES); do \
@@ -177,20 +204,21 @@ vm: deb
 
 # The booted machines' images started in the background (make test does, before e2e, which
 # leaves a core mostly idle); `vm` finds them made or waits for the build under way (image.py
-# locks each). Their logs: .build/vm-image-*.log.
+# locks each). Their logs: .build/vm-image-*.log. After the amd64 images, a newcomer's `make run`
+# on a fresh Debian 13 (Tests/E2E/newcomer.py), whose result test_newcomer.py waits for.
 vm-images: deb
-	@if [ "$$(id -u)" = 0 ]; then \
+	@if [ "$$(id -u)" = 0 ] && [ "$(HOST_ARCH)" = amd64 ]; then \
 		( for suite in $(VM_ARM64_SUITES); do $(PYTHON) Tests/VM/image.py $(ARM64_DEB) $$suite || exit 1; done ) \
 			> $(BUILD)/vm-image-arm64.log 2>&1 & \
-		( for suite in $(VM_SUITES); do $(PYTHON) Tests/VM/image.py $(NATIVE_DEB) $$suite || exit 1; done ) \
-			> $(BUILD)/vm-image-native.log 2>&1 & \
-		echo "vm-images: building in the background (.build/vm-image-arm64.log, .build/vm-image-native.log)"; \
-	else echo "vm-images: skipped (building them needs root)"; fi
+		( ( for suite in $(VM_SUITES); do $(PYTHON) Tests/VM/image.py $(NATIVE_DEB) $$suite || exit 1; done ) \
+			> $(BUILD)/vm-image-native.log 2>&1; $(PYTHON) Tests/E2E/newcomer.py > $(BUILD)/newcomer.log 2>&1 ) & \
+		echo "vm-images: building in the background (.build/vm-image-arm64.log, .build/vm-image-native.log), then a newcomer's make run (.build/newcomer.log)"; \
+	else echo "vm-images: skipped (building them needs root, on amd64)"; fi
 
 # The same machine booted with a network and a root shell on this terminal, for debugging
 # (VM_SUITE=trixie for Debian 13, VM_ARCH=arm64 VM_SUITE=trixie for the emulated arm64 board).
 VM_SUITE ?= bookworm
-VM_ARCH ?= $(shell dpkg --print-architecture)
+VM_ARCH ?= $(HOST_ARCH)
 vm-shell: deb
 	$(PYTHON) Tests/VM/vm.py out/kiosk_$$($(KIOSK) --version)_$(VM_ARCH).deb $(VM_SUITE)
 
@@ -208,16 +236,17 @@ fuzz:
 soak: deps build
 	$(KIOSK) bench --scene soak --seconds 3600 --size 1920x1080
 
-# Not part of `make test` or CI: kwin and mutter in their headless modes (see README).
-test-compositors: deps build
-	@./Packaging/install-deps.sh Packaging/desktop-compositors.txt
+# Not part of `make test` or CI: kwin and mutter in their headless modes (docs/developing.md).
+test-compositors: deps-test build
+	@./Packaging/install-deps.sh $(SWIFT) Packaging/desktop-compositors.txt
 	KIOSK_BIN=$(abspath $(KIOSK)) $(PYTHON) -m pytest -q -p no:cacheprovider Tests/Compositors
 
 # The Debian packages: out/kiosk_<version>_amd64.deb and, as root, out/kiosk_<version>_arm64.deb
 # (see Packaging/build-deb.sh).
-deb: deps build build-arm64
+deb: deps-deb build build-arm64
 	@./Packaging/build-deb.sh
-	@if [ "$$(id -u)" = 0 ]; then ./Packaging/build-deb.sh arm64; else echo "deb: the arm64 package skipped (its build needs root)"; fi
+	@if [ "$(HOST_ARCH)" != amd64 ]; then :; elif [ "$$(id -u)" = 0 ]; then ./Packaging/build-deb.sh arm64; \
+	else echo "deb: the arm64 package skipped (its build needs root)"; fi
 
 generate:
 	./Protocols/generate.sh
@@ -225,7 +254,7 @@ generate:
 # The whole-system cost table (live, kiosk and compositor CPU, PSS; several minutes), then the
 # headless frame timings, then what a frame costs at the Raspberry Pi panels' sizes in counts
 # that hold on any machine (callgrind). BENCH_ARGS=--quick for a rougher table in about five minutes.
-bench: deps build tools
+bench: deps-test build tools
 	KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_STRICT=$(abspath $(STRICT)) $(PYTHON) Tests/E2E/tools/bench_table.py $(BENCH_ARGS)
 	$(KIOSK) bench --scene words --items 200 --label-size 333 --phrases 16 --frames 1000
 	$(KIOSK) bench --scene touch --size 1920x1080 --frames 2000 --items 1

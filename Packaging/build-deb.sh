@@ -4,7 +4,7 @@
 # (install, strip, shlibdeps, man pages, systemd units, PAM, conffiles). The version is the one
 # `kiosk --version` prints; the package lands in out/kiosk_<version>_<arch>.deb.
 #
-# `build-deb.sh arm64`: the same package for arm64 from the cross-built kiosk (make build-arm64),
+# `build-deb.sh arm64` on amd64: the same package for arm64 from the cross-built kiosk (make build-arm64),
 # packaged in the Debian 13 root it was built in (Packaging/arm64.py) with dpkg-buildpackage -a,
 # so its dependencies are trixie's arm64 libraries. Version, icons and man page come from this
 # machine's kiosk either way: the same source.
@@ -15,12 +15,14 @@ version=$("$kiosk" --version)
 native=$(dpkg --print-architecture)
 arch=${1:-$native}
 if [ "$arch" = "$native" ]; then
-    shipped="$kiosk" suite=bookworm deb_dir="$root/.build/deb" in_root="" options=""
-elif [ "$arch" = arm64 ]; then
+    # This machine's release: its libraries are what dpkg-shlibdeps names (a Pi's trixie, say).
+    suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+    shipped="$kiosk" deb_dir="$root/.build/deb" in_root="" options=""
+elif [ "$arch" = arm64 ] && [ "$native" = amd64 ]; then
     shipped="$root/.build/arm64/release/kiosk" suite=trixie deb_dir="$root/.build/deb-arm64"
     in_root="/usr/bin/python3 $root/Packaging/arm64.py run" options="-Pcross,nocheck"
 else
-    echo "build-deb.sh: no way to build for $arch (amd64 natively, arm64 from amd64)" >&2; exit 1
+    echo "build-deb.sh: no way to build for $arch on $native (this machine's own, or arm64 from amd64)" >&2; exit 1
 fi
 stage="$deb_dir/kiosk-$version"
 # One date for the changelog and the man page: the last commit's, so a rebuild is the same.

@@ -30,3 +30,9 @@ def compositor(request):
     c = Weston() if request.param == "weston" else Strict()
     yield c
     c.close()
+
+
+def pytest_collection_modifyitems(items):
+    """A newcomer's make run is made in the background during make test (Tests/E2E/newcomer.py):
+    its check goes last, so the rest run while it is made."""
+    items.sort(key=lambda item: item.module.__name__ == "test_newcomer")

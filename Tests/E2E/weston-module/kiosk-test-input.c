@@ -1,5 +1,6 @@
 /*
- * kiosk-test-input: a weston 10 module for Kiosk's end-to-end tests.
+ * kiosk-test-input: a weston module (10 on Debian 12, 14 on Debian 13) for Kiosk's end-to-end
+ * tests and `make run`'s headless preview.
  *
  * weston's headless backend has no input devices, and kiosk-shell never maps a surface while no
  * wl_seat exists. This module creates one seat with touch, pointer and keyboard, then reads
@@ -16,7 +17,7 @@
  *                      this matrix (libinput's convention, on the first output's normalized
  *                      coordinates) before weston hears of them; skew 1 0 0 0 1 0 undoes it
  *
- * Build: cc -shared -fPIC $(pkg-config --cflags --libs libweston-10) -o kiosk-test-input.so
+ * Build: cc -shared -fPIC $(pkg-config --cflags --libs libweston-14) -o kiosk-test-input.so
  * Load:  weston --modules=/absolute/path/kiosk-test-input.so ...
  */
 #include <errno.h>
@@ -29,9 +30,11 @@
 
 #include <wayland-server.h>
 #include <libweston/libweston.h>
+#include <libweston/version.h>
 
-/* Exported by libweston-10.so but declared only in its private headers (backend.h,
- * libweston-internal.h); the signatures below are weston 10.0's. */
+/* Exported by libweston but declared only in its private headers (backend.h,
+ * libweston-internal.h); the signatures below are weston 10.0's and, where weston 12 moved
+ * positions into struct weston_coord_global, 14.0's. */
 void weston_seat_init(struct weston_seat *seat, struct weston_compositor *ec, const char *seat_name);
 void weston_seat_release(struct weston_seat *seat);
 void weston_seat_init_pointer(struct weston_seat *seat);
@@ -40,14 +43,23 @@ void weston_seat_init_touch(struct weston_seat *seat);
 struct weston_touch_device *weston_touch_create_touch_device(struct weston_touch *touch, const char *syspath,
                                                              void *backend_data,
                                                              const struct weston_touch_device_ops *ops);
+#if WESTON_VERSION_MAJOR >= 12
+#define HAS_COORD 1
+void notify_touch_normalized(struct weston_touch_device *device, const struct timespec *time, int touch_id,
+                             const struct weston_coord_global *pos,
+                             const struct weston_point2d_device_normalized *norm, int touch_type);
+void notify_motion_absolute(struct weston_seat *seat, const struct timespec *time, struct weston_coord_global pos);
+#else
+#define HAS_COORD 0
 void notify_touch_normalized(struct weston_touch_device *device, const struct timespec *time, int touch_id,
                              double x, double y, const struct weston_point2d_device_normalized *norm,
                              int touch_type);
+void notify_motion_absolute(struct weston_seat *seat, const struct timespec *time, double x, double y);
+#endif
 void notify_touch_frame(struct weston_touch_device *device);
 void notify_touch_cancel(struct weston_touch_device *device);
 void notify_key(struct weston_seat *seat, const struct timespec *time, uint32_t key,
                 enum wl_keyboard_key_state state, enum weston_key_state_update update_state);
-void notify_motion_absolute(struct weston_seat *seat, const struct timespec *time, double x, double y);
 void notify_button(struct weston_seat *seat, const struct timespec *time, int32_t button,
                    enum wl_pointer_button_state state);
 void notify_pointer_frame(struct weston_seat *seat);
@@ -69,6 +81,35 @@ struct test_input {
 };
 
 static void now(struct timespec *ts) { clock_gettime(CLOCK_MONOTONIC, ts); }
+
+/* The one place the two weston APIs differ: a position, and an output's origin. */
+static void send_touch(struct test_input *ti, const struct timespec *ts, int id, double x, double y, int type)
+{
+#if HAS_COORD
+    struct weston_coord_global pos = {.c = {.x = x, .y = y}};
+    notify_touch_normalized(ti->touch, ts, id, type == WL_TOUCH_UP ? NULL : &pos, NULL, type);
+#else
+    notify_touch_normalized(ti->touch, ts, id, x, y, NULL, type);
+#endif
+}
+
+static void pointer_to(struct test_input *ti, const struct timespec *ts, double x, double y)
+{
+#if HAS_COORD
+    notify_motion_absolute(&ti->seat, ts, (struct weston_coord_global){.c = {.x = x, .y = y}});
+#else
+    notify_motion_absolute(&ti->seat, ts, x, y);
+#endif
+}
+
+static void output_origin(struct weston_output *o, double *x, double *y)
+{
+#if HAS_COORD
+    *x = o->pos.c.x, *y = o->pos.c.y;
+#else
+    *x = o->x, *y = o->y;
+#endif
+}
 
 static struct weston_output *first_output(struct weston_compositor *c)
 {
@@ -92,9 +133,11 @@ static void skewed(struct test_input *ti, double *x, double *y)
     struct weston_output *o = first_output(ti->compositor);
     if (!o || o->width <= 0 || o->height <= 0) return;
     const double *m = ti->skew;
-    double nx = (*x - o->x) / o->width, ny = (*y - o->y) / o->height;
-    *x = o->x + (m[0] * nx + m[1] * ny + m[2]) * o->width;
-    *y = o->y + (m[3] * nx + m[4] * ny + m[5]) * o->height;
+    double ox, oy;
+    output_origin(o, &ox, &oy);
+    double nx = (*x - ox) / o->width, ny = (*y - oy) / o->height;
+    *x = ox + (m[0] * nx + m[1] * ny + m[2]) * o->width;
+    *y = oy + (m[3] * nx + m[4] * ny + m[5]) * o->height;
 }
 
 static int run_command(struct test_input *ti, const char *cmd)
@@ -109,14 +152,14 @@ static int run_command(struct test_input *ti, const char *cmd)
     double m[6];
     if (sscanf(cmd, "down %d %lf %lf", &id, &x, &y) == 3) {
         skewed(ti, &x, &y);
-        notify_touch_normalized(ti->touch, &ts, id, x, y, NULL, WL_TOUCH_DOWN);
+        send_touch(ti, &ts, id, x, y, WL_TOUCH_DOWN);
     } else if (sscanf(cmd, "motion %d %lf %lf", &id, &x, &y) == 3) {
         skewed(ti, &x, &y);
-        notify_touch_normalized(ti->touch, &ts, id, x, y, NULL, WL_TOUCH_MOTION);
+        send_touch(ti, &ts, id, x, y, WL_TOUCH_MOTION);
     } else if (sscanf(cmd, "skew %lf %lf %lf %lf %lf %lf", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) == 6) {
         memcpy(ti->skew, m, sizeof m);
     } else if (sscanf(cmd, "up %d", &id) == 1) {
-        notify_touch_normalized(ti->touch, &ts, id, 0, 0, NULL, WL_TOUCH_UP);
+        send_touch(ti, &ts, id, 0, 0, WL_TOUCH_UP);
     } else if (strcmp(cmd, "frame") == 0) {
         notify_touch_frame(ti->touch);
     } else if (strcmp(cmd, "cancel") == 0) {
@@ -128,7 +171,7 @@ static int run_command(struct test_input *ti, const char *cmd)
         notify_touch_cancel(ti->touch);
         touch->num_tp = 0;
     } else if (sscanf(cmd, "pointer %lf %lf", &x, &y) == 2) {
-        notify_motion_absolute(&ti->seat, &ts, x, y);
+        pointer_to(ti, &ts, x, y);
         notify_pointer_frame(&ti->seat);
     } else if (sscanf(cmd, "button %31s", word) == 1 && (!strcmp(word, "down") || !strcmp(word, "up"))) {
         notify_button(&ti->seat, &ts, BTN_LEFT,
