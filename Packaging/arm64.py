@@ -45,7 +45,7 @@ SYSROOT_PACKAGES = ["libc6-dev", "libstdc++-14-dev", "libgcc-14-dev", "linux-lib
 SWIFT_RESOURCES = ["swift_static", "swift/linux", "swift/shims", "swift/clang", "clang"]
 # Files of this machine the build needs inside the root: the project, and the copies of the
 # Swift packages that git finds through /etc/gitconfig.
-BINDS = [p for p in (PROJECT, Path("/opt/swift-packages"), Path("/etc/gitconfig")) if p.exists()]
+BINDS = [PROJECT, *roots.swift_package_binds()]
 
 
 def exclude_docs():

@@ -8,6 +8,13 @@ import subprocess
 from pathlib import Path
 
 MIRROR = "http://deb.debian.org/debian"
+# This machine's copies of the Swift packages, which /etc/gitconfig names for github.com: a
+# root that builds Kiosk has both bound in where they exist.
+SWIFT_PACKAGES = Path("/opt/swift-packages")
+
+
+def swift_package_binds():
+    return [p for p in (SWIFT_PACKAGES, Path("/etc/gitconfig")) if p.exists()]
 
 # Runs "$@" in root $1 as uid:gid $2 with /dev, /proc, /sys and /tmp bound in, and each folder
 # named in $3 (colon-separated) bound at the same path (sh -c script; unshare gives it a private

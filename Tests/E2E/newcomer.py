@@ -41,8 +41,6 @@ SHOT = OUT / "make-run.png"
 SNAPSHOT = OUT / "snapshot.png"
 RESULT = OUT / "result.json"
 SCENE = "setup"
-# Where this machine's copies of the Swift packages are (github.com for a newcomer).
-STAND_IN = Path("/opt/swift-packages")
 LOG = OUT / "make-run.log"
 
 
@@ -56,32 +54,31 @@ def fresh_root():
     return roots.cached(CACHE, f"newcomer-{SUITE}", recipe, make) / "root"
 
 
+def tracked_files():
+    """The project's tracked files, as they are in the working tree."""
+    names = subprocess.run(["git", "-C", str(PROJECT), "ls-files", "-z"], capture_output=True, check=True).stdout
+    return [n for n in sorted(names.decode().split("\0")) if n and (PROJECT / n).is_file()]
+
+
 def source_key():
     """What identifies the project's source as it is: its tracked files' contents."""
-    files = subprocess.run(["git", "-C", str(PROJECT), "ls-files", "-z"], capture_output=True, check=True).stdout
     digest = hashlib.sha256()
-    for name in sorted(files.split(b"\0")):
-        path = PROJECT / name.decode()
-        if name and path.is_file():
-            digest.update(name + b"\0" + path.read_bytes())
+    for name in tracked_files():
+        digest.update(name.encode() + b"\0" + (PROJECT / name).read_bytes())
     return digest.hexdigest()[:16]
 
 
 def copy_project(home, uid, gid):
     """The project's tracked files as they are here (a clone of what is committed, and of what
     is being changed), owned by the newcomer."""
-    target = home / "kiosk"
-    files = subprocess.run(["git", "-C", str(PROJECT), "ls-files", "-z"], capture_output=True, check=True).stdout
-    for name in filter(None, files.decode().split("\0")):
-        src, dst = PROJECT / name, target / name
-        if src.is_file():
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
+    for name in tracked_files():
+        dst = home / "kiosk" / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PROJECT / name, dst)
     for d, _, fs in os.walk(home):
         os.chown(d, uid, gid)
         for f in fs:
             os.chown(os.path.join(d, f), uid, gid)
-    return target
 
 
 def downloaded_bytes(root):
@@ -89,10 +86,9 @@ def downloaded_bytes(root):
 
 
 def in_root(root, uid, gid, command, timeout, log=None):
-    binds = [p for p in (STAND_IN, Path("/etc/gitconfig")) if p.exists()]
     env = ["env", "-i", f"HOME=/home/{USER}", f"USER={USER}", f"LOGNAME={USER}", "LANG=C.UTF-8",
            "PATH=/usr/local/bin:/usr/bin:/bin"]
-    return subprocess.run([*roots.prefix(root, uid, gid, binds), *env, "sh", "-c", command], timeout=timeout,
+    return subprocess.run([*roots.prefix(root, uid, gid, roots.swift_package_binds()), *env, "sh", "-c", command], timeout=timeout,
                           stdout=log or subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -106,7 +102,7 @@ def make_run():
     shutil.copy("/etc/resolv.conf", root / "etc/resolv.conf")
     passwd = next(line.split(":") for line in (root / "etc/passwd").read_text().splitlines() if line.startswith(USER + ":"))
     uid, gid = int(passwd[2]), int(passwd[3])
-    if STAND_IN.exists():
+    if roots.SWIFT_PACKAGES.exists():
         # The stand-in's repositories are root's; GitHub's would be nobody's concern.
         (root / "home" / USER / ".gitconfig").write_text("[safe]\n\tdirectory = *\n")
     copy_project(root / "home" / USER, uid, gid)
@@ -138,7 +134,7 @@ def snapshot(root, uid, gid):
     return {"scene": SCENE, "snapshot": str(SNAPSHOT)}
 
 
-def result(wait=True):
+def result():
     """This source's result: the one a background run made (waiting for it while it runs), or a
     new one."""
     OUT.mkdir(parents=True, exist_ok=True)
