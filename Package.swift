@@ -32,6 +32,8 @@ let package = Package(
         // What kiosk-session cannot say in Swift: fork with prctl, PAM (loaded at run time),
         // the DRM capability query, credentials on a datagram socket.
         .target(name: "CSession", path: "Sources/CSystem/CSession"),
+        // Whether the kernel calls the system clock synchronised (adjtimex; no Swift header has it).
+        .target(name: "CClock", path: "Sources/CSystem/CClock"),
         // espeak-ng and ALSA for the voice, and ALSA's error printing silenced (a variadic hook).
         .target(name: "CSpeech", path: "Sources/CSystem/CSpeech",
                 linkerSettings: [.linkedLibrary("espeak-ng"), .linkedLibrary("asound")]),
@@ -75,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "Kiosk",
             dependencies: [
-                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "KioskVoice",
+                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "KioskVoice", "CClock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Kiosk"

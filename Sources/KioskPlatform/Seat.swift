@@ -10,6 +10,8 @@ import KioskRender
 package protocol InputSink: AnyObject {
     func handle(_ batch: TouchBatch)
     func handle(_ key: KeyEvent)
+    /// The seat gained or lost touch (a touchscreen plugged in or out).
+    func touchscreen(present: Bool)
 }
 
 /// Touch points accumulated between `wl_touch.frame`s. Pure logic, tested without Wayland.
@@ -82,6 +84,8 @@ package final class Seat {
     package weak var sink: InputSink?
 
     private var touch: OpaquePointer?
+    /// Whether the seat offers touch (nil until the compositor has said).
+    package private(set) var hasTouch: Bool?
     private var pointer: OpaquePointer?
     private var keyboard: OpaquePointer?
     private var touches = TouchAccumulator()
@@ -146,6 +150,10 @@ package final class Seat {
             wl_keyboard_add_listener(keyboard, Seat.keyboardListener, ListenerToken.userData(for: self))
         } else if !hasKeyboard { releaseKeyboard() }
         log.debug("seat capabilities: touch=\(hasTouch) pointer=\(hasPointer) keyboard=\(hasKeyboard)")
+        if self.hasTouch != hasTouch {
+            self.hasTouch = hasTouch
+            sink?.touchscreen(present: hasTouch)
+        }
     }
 
     private func releaseTouch() {

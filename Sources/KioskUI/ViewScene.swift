@@ -73,6 +73,9 @@ open class ViewScene: Responder, Scene {
     /// A touch batch, delivered by the window showing the scene.
     open func handle(_ batch: TouchBatch) { view.root?.handle(batch) }
     open func handle(_ key: KeyEvent) {}
+    /// A contact the touch filter kept from the scene (`TouchFilter`), in the scene's points:
+    /// nothing for visitors' scenes; the operators' touch test shows it.
+    open func ignoredContact(at location: Point, rule: TouchFilter.Rule) {}
     /// Moves the scene's own state (physics, spawning) to `time`; on its own, its window too.
     open func advance(to time: Double) { if isOnItsOwn { host.advance(to: time) } }
     open var isAnimating: Bool { view.isAnimating }

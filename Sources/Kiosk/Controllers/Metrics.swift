@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KioskCore
+import KioskUI
 
 /// Seconds since the Unix epoch, with a fraction: times of day in the metrics.
 func wallClockNow() -> Double {
@@ -61,6 +62,15 @@ final class KioskMetrics {
         var open: Bool
         var residentBytes: Int
         var saveFailures: Int
+        var touch = Touch()
+        var clockSynchronized = true
+        /// The touchscreen's health (`TouchHealth`).
+        struct Touch {
+            var ignored: [TouchFilter.Rule: Int] = [:]
+            var stuck = 0
+            var present = true
+            var quietOpenSeconds = 0.0
+        }
     }
 
     /// The file's text at `now` (monotonic).
@@ -97,6 +107,14 @@ final class KioskMetrics {
         family("kiosk_state_save_failures_total", "counter", "Saves of visitors' state that failed.", [("", Double(r.saveFailures))])
         family("kiosk_resident_memory_bytes", "gauge", "Resident memory of the kiosk process.", [("", Double(r.residentBytes))])
         family("kiosk_open", "gauge", "1 during the opening hours, 0 outside them.", [("", r.open ? 1 : 0)])
+        family("kiosk_clock_synchronized", "gauge", "1 when the system clock is believed (NTP synchronised, or set from a real-time clock at boot); 0: the opening hours wait and the kiosk stays open.",
+               [("", r.clockSynchronized ? 1 : 0)])
+        family("kiosk_touch_phantoms_total", "counter", "Contacts the touchscreen reported that no finger made, ignored, by rule.",
+               TouchFilter.Rule.allCases.map { (label("rule", $0.rawValue), Double(r.touch.ignored[$0] ?? 0)) })
+        family("kiosk_touch_stuck_total", "counter", "Contacts held still past the limit, ended as cancelled.", [("", Double(r.touch.stuck))])
+        family("kiosk_touchscreen_present", "gauge", "1 while the seat offers touch.", [("", r.touch.present ? 1 : 0)])
+        family("kiosk_touch_quiet_open_seconds", "gauge", "Seconds of opening hours since someone last touched the panel (a dead touchscreen reports nothing).",
+               [("", r.touch.quietOpenSeconds)])
         return out
     }
 

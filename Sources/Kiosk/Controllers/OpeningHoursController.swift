@@ -7,8 +7,10 @@ import KioskCore
 /// checks the schedule now and again at its next change, and tells `apply` when that flips.
 /// The timer is the only wakeup while closed; it is never longer than an hour, because the
 /// wall clock can move under a sleeping timer (set by NTP after boot, a suspended machine).
+/// While the clock is not believed (`clockTrusted`, `ClockTrust`) the kiosk stays open.
 final class OpeningHoursController {
     var hours: OpeningHours { didSet { if hours != oldValue { check() } } }
+    var clockTrusted = true { didSet { if clockTrusted != oldValue { check() } } }
     private(set) var isOpen = true
     private let scheduler: Scheduler
     private let wallClock: () -> Int
@@ -16,9 +18,10 @@ final class OpeningHoursController {
     private var timer: ScheduledTimer?
     static let longestWait = 3600
 
-    init(hours: OpeningHours, scheduler: Scheduler, wallClock: @escaping () -> Int = { Int(time(nil)) },
+    init(hours: OpeningHours, scheduler: Scheduler, clockTrusted: Bool = true, wallClock: @escaping () -> Int = { Int(time(nil)) },
          apply: @escaping (_ open: Bool) -> Void) {
         self.hours = hours
+        self.clockTrusted = clockTrusted
         self.scheduler = scheduler
         self.wallClock = wallClock
         self.apply = apply
@@ -29,12 +32,12 @@ final class OpeningHoursController {
         timer?.cancel()
         timer = nil
         let now = wallClock()
-        let open = hours.isOpen(at: now)
+        let open = !clockTrusted || hours.isOpen(at: now)
         if open != isOpen {
             isOpen = open
             apply(open)
         }
-        guard let next = hours.nextChange(after: now) else { return }
+        guard clockTrusted, let next = hours.nextChange(after: now) else { return }
         timer = scheduler.schedule(after: Double(min(max(1, next - now), Self.longestWait))) { [weak self] in self?.check() }
     }
 }

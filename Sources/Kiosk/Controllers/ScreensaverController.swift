@@ -3,9 +3,9 @@ import KioskUI
 
 /// When the screensaver comes, and when the screen may go dark: after `idleTimeout` seconds
 /// with nobody at the kiosk (no input, no panel opened or closed) the shell shows the
-/// screensaver; `blankDelay` seconds into it the idle inhibitor is let go (`inhibitIdle(false)`)
-/// so the compositor may blank the screen, and it is taken back when someone wakes the kiosk.
-/// Both are settable live (a settings reload); 0 means never.
+/// screensaver; `blankDelay` seconds into it the screen goes black and off (`Showing.blank`, the
+/// panel powered down as at closing time: cage blanks nothing by itself) and the idle inhibitor
+/// is let go; a touch wakes the scene. Both are settable live (a settings reload); 0 means never.
 ///
 /// Outside the opening hours (`openingHoursChanged`) the screen is black and may sleep: nothing
 /// times out, the inhibitor is let go, and a touch shows the screensaver for `afterHoursWake`
@@ -98,8 +98,9 @@ final class ScreensaverController {
     private func startBlankTimer() {
         guard blankDelay > 0 else { return }
         blankTimer = scheduler.schedule(after: blankDelay) { [weak self] in
-            self?.log?("screensaver: letting the screen blank")
-            self?.inhibitIdle(false)
+            guard let self, self.shell.showing == .screensaver else { return }
+            self.log?("screensaver: nobody here for \(format(self.blankDelay)) s more: the screen goes off")
+            self.shell.show(.blank)
         }
     }
 
@@ -115,8 +116,8 @@ final class ScreensaverController {
         case .scene, .admin:
             inhibitIdle(true)
             restartIdleTimer()
-        case .closed, .afterHoursWake:
-            // After hours the screen stays free to sleep whatever shows.
+        case .blank, .closed, .afterHoursWake:
+            // Black, or after hours: the screen stays free to sleep whatever shows.
             stopIdleTimers()
             inhibitIdle(false)
         }

@@ -23,6 +23,7 @@ final class Application: WindowDelegate, InputSink {
         let shell: Shell
         let screensaver: ScreensaverController
         let openingHours: OpeningHoursController
+        let clock: ClockTrust
         let setup: SetupController
     }
     private var stage: Stage? { running?.stage }
@@ -44,6 +45,10 @@ final class Application: WindowDelegate, InputSink {
     private let voice: Voice
     /// Gestures and controls at debug level, frame statistics on SIGUSR1.
     private lazy var diagnostics = Diagnostics(log: log, window: window)
+    /// Between the seat and the shell: contacts nobody made stop here (`TouchFilter`).
+    private let touchFilter: TouchFilter
+    /// What the touchscreen does, told to the journal and the metrics.
+    private let touchHealth: TouchHealth
 
     /// `WATCHDOG=1` from the event loop's own timer: a loop that hangs stops the pings, and
     /// systemd restarts the unit. Never from another thread, which would ping on regardless.
@@ -61,6 +66,7 @@ final class Application: WindowDelegate, InputSink {
         case .closed: return "closed (outside the opening hours)"
         case .afterHoursWake: return "closed (screensaver for a visitor)"
         case .screensaver: return "screensaver"
+        case .blank: return "screen off (nobody here)"
         case .admin(let overlay) where overlay is SetupScene: return "setting up the panel"
         case .scene, .admin: return "showing \(shell.currentName)"
         }
@@ -92,6 +98,8 @@ final class Application: WindowDelegate, InputSink {
         loop = try EventLoop(log: log)
         scheduler = LoopScheduler(loop: loop)
         saver = StateSaver(scheduler: scheduler)
+        touchFilter = TouchFilter(scheduler: scheduler)
+        touchHealth = TouchHealth(scheduler: scheduler, log: { [log] in log.notice("\($0)") }, warn: { [log] in log.warning("\($0)") })
         display = try Display(log: log, loop: loop)
         log.debug("startup: connected at \(Double(MonotonicClock.nanoseconds() - startNS) / 1e6) ms")
         var name = settings.current.start
@@ -131,6 +139,12 @@ final class Application: WindowDelegate, InputSink {
         if let e = display.expectedDisplayInfo { window.prepareBuffer(logicalSize: e.size, scale: e.scale) }
         window.delegate = self
         display.seat?.sink = self
+        if let seat = display.seat {
+            if let present = seat.hasTouch { touchHealth.touchscreen(present: present) }
+        } else {
+            touchHealth.touchscreen(present: false)
+        }
+        wireTouchFilter()
         display.onOutputsChanged = { [weak window] in window?.outputsChanged() }
         window.onFirstFrame = { [log, startNS] in
             let now = MonotonicClock.nanoseconds()
@@ -266,19 +280,38 @@ final class Application: WindowDelegate, InputSink {
             self.setPanelPowered(!dark)
             if dark { self.requestFilePageTrim() }
         }
-        let hours = OpeningHoursController(hours: current.hours, scheduler: scheduler) { [weak self, weak screensaver] open in
+        let clock = ClockTrust(scheduler: scheduler)
+        let hours = OpeningHoursController(hours: current.hours, scheduler: scheduler, clockTrusted: clock.isTrusted) { [weak self, weak screensaver] open in
             self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
+            self?.touchHealth.opening(open, now: MonotonicClock.now())
             screensaver?.openingHoursChanged(open: open)
+        }
+        touchHealth.opening(hours.isOpen, now: MonotonicClock.now())
+        reportClock(clock, hours: current.hours)
+        clock.onTrusted = { [weak self, weak hours, weak clock] in
+            guard let clock else { return }
+            self?.log.notice("clock: \(clock.reason?.rawValue ?? "believed"): the opening hours apply from now")
+            hours?.clockTrusted = true
         }
         screensaver.isOpen = { [weak hours] in hours?.isOpen ?? true }
         let setup = SetupController(settings: settings, store: store, log: log, scheduler: scheduler, shell: shell, stage: stage,
                                     fonts: fonts, close: { [weak self] then in self?.closeOverlay(then: then) })
         setup.onRelayout = { [weak self] in self?.scheduler.schedule(after: 0) { self?.diagnostics.logLabelledViews() } }
-        running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours, setup: setup)
+        running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours, clock: clock, setup: setup)
         (diagnostics.stage, diagnostics.shell) = (stage, shell)
         apply(current, over: nil)
         setup.startIfNeeded(startInScreensaver: startInScreensaver)
         shown()
+    }
+
+    /// Whether the opening hours can trust the clock, said once at start.
+    private func reportClock(_ clock: ClockTrust, hours: OpeningHours) {
+        if let reason = clock.reason {
+            log.info("clock: \(reason.rawValue)")
+        } else {
+            let hoursWait = hours.isAlwaysOpen ? "" : ": the opening hours wait for it and the kiosk stays open"
+            log.warning("clock: the system clock is not synchronised (no NTP, and no real-time clock set it at boot)\(hoursWait); asked again every \(Int(ClockTrust.interval)) s")
+        }
     }
 
     /// At closing the panel itself goes off, by the best means the compositor offers (said
@@ -315,6 +348,9 @@ final class Application: WindowDelegate, InputSink {
     /// metrics and the service's status say so.
     private func showingChanged(from old: Showing) {
         guard let shell else { return }
+        // A finger down across the change acts on nothing that comes after it: ended once the
+        // touch that may have made the change has been delivered.
+        scheduler.schedule(after: 0) { [weak self] in self?.touchFilter.cancelAll(at: MonotonicClock.now()) }
         if old.isScreensaver != shell.showing.isScreensaver {
             log.notice(shell.showing.isScreensaver ? "screensaver started" : "screensaver ended")
             if shell.showing.isScreensaver { metrics.screensaverActivations += 1; requestFilePageTrim() }
@@ -408,7 +444,7 @@ final class Application: WindowDelegate, InputSink {
     /// screensaver, or closing time's black.
     private func shown() {
         guard let shell else { return }
-        metrics.showing(shell.showingScreensaver ? "screensaver" : shell.isClosed ? "closed" : shell.currentName, now: MonotonicClock.now())
+        metrics.showing(shell.showingScreensaver ? "screensaver" : shell.isClosed ? "closed" : shell.showing == .blank ? "blank" : shell.currentName, now: MonotonicClock.now())
         notifier?.send("STATUS=\(statusLine)")
         if !shell.showing.isScreensaver && !shell.showing.isClosed { diagnostics.logLabelledViews() }
     }
@@ -419,8 +455,13 @@ final class Application: WindowDelegate, InputSink {
         guard let path else { return }
         let file = MetricsTextfile(path: path, scheduler: scheduler, report: { [log] in log.warning("\($0)") }) { [weak self] in
             guard let self, let stage = self.stage else { return "" }
+            let now = MonotonicClock.now()
             let readings = KioskMetrics.Readings(frameDraw: stage.drawTimes, open: self.running?.openingHours.isOpen ?? true,
-                                                 residentBytes: currentRSSKiB() * 1024, saveFailures: self.store.saveFailures)
+                                                 residentBytes: currentRSSKiB() * 1024, saveFailures: self.store.saveFailures,
+                                                 touch: .init(ignored: self.touchHealth.ignored, stuck: self.touchHealth.stuck,
+                                                              present: self.touchHealth.touchscreenPresent ?? false,
+                                                              quietOpenSeconds: self.touchHealth.quietOpenSeconds(now: now)),
+                                                 clockSynchronized: self.running?.clock.isTrusted ?? false)
             return self.metrics.text(readings, now: MonotonicClock.now())
         }
         // The first write a second in: not in the way of the first frame.
@@ -479,9 +520,30 @@ final class Application: WindowDelegate, InputSink {
             let desc = batch.points.map { "\($0.id) \($0.phase.rawValue) \(format($0.location.x)),\(format($0.location.y))" }.joined(separator: "; ")
             log.debug("touch: \(desc)")
         }
+        touchFilter.handle(batch)
+    }
+
+    func touchscreen(present: Bool) { touchHealth.touchscreen(present: present) }
+
+    private func wireTouchFilter() {
+        touchFilter.bounds = { [weak self] in self?.stage?.windowInfo.size }
+        touchFilter.deliver = { [weak self] in self?.deliver($0) }
+        touchFilter.onIgnored = { [weak self] c in
+            guard let self else { return }
+            self.log.debug("touch: ignored (\(c.rule.rawValue)) at \(format(c.location.x)),\(format(c.location.y))")
+            self.touchHealth.contactIgnored(c)
+            if let stage = self.stage { self.shell?.ignoredContact(at: stage.toScene(c.location), rule: c.rule) }
+        }
+        touchFilter.onStuck = { [weak self] in self?.touchHealth.contactStuck(at: $0) }
+    }
+
+    /// A person's touches (the filter's): counted, then the scene's.
+    private func deliver(_ batch: TouchBatch) {
         guard let stage else { return }
-        metrics.touches += batch.points.count { $0.phase == .began }
-        metrics.lastInputTime = wallClockNow()
+        let began = batch.points.count { $0.phase == .began }
+        if began > 0 { touchHealth.personTouched(now: MonotonicClock.now()) }
+        metrics.touches += began
+        if batch.points.contains(where: { $0.phase != .cancelled }) { metrics.lastInputTime = wallClockNow() }
         stage.scene.handle(stage.toScene(batch))
         saver.noteInput()
         // A lift may have pressed a button that moved what the next touch aims at.

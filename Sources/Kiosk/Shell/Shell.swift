@@ -13,12 +13,16 @@ enum Showing: Equatable {
     case closed
     /// Closed, but a visitor touched: the screensaver for a while.
     case afterHoursWake
+    /// Nobody here through the screensaver's `blank_delay`: black, the panel off; a touch wakes
+    /// the scene as from the screensaver.
+    case blank
     /// The admin panel over everything.
     case admin(ViewScene)
 
     static func == (a: Showing, b: Showing) -> Bool {
         switch (a, b) {
-        case (.scene, .scene), (.screensaver, .screensaver), (.closed, .closed), (.afterHoursWake, .afterHoursWake): return true
+        case (.scene, .scene), (.screensaver, .screensaver), (.closed, .closed), (.afterHoursWake, .afterHoursWake),
+             (.blank, .blank): return true
         case let (.admin(x), .admin(y)): return x === y
         default: return false
         }
@@ -27,8 +31,10 @@ enum Showing: Equatable {
     var isScreensaver: Bool { self == .screensaver || self == .afterHoursWake }
     /// Outside the opening hours.
     var isClosed: Bool { self == .closed || self == .afterHoursWake }
-    /// Black: nothing to see, the screen may go off.
-    var isDark: Bool { self == .closed }
+    /// Black: nothing to see, the screen goes off.
+    var isDark: Bool { self == .closed || self == .blank }
+    /// Nobody here (the screensaver, or its black after `blank_delay`): a touch wakes the scene.
+    var isAsleep: Bool { self == .screensaver || self == .blank }
     var isAdmin: Bool { if case .admin = self { return true } else { return false } }
 }
 
@@ -220,7 +226,7 @@ final class Shell: Scene {
         switch showing {
         case .scene: return current
         case .screensaver, .afterHoursWake: return screensaver
-        case .closed: return closedScreen
+        case .closed, .blank: return closedScreen
         case .admin(let panel): return panel
         }
     }
@@ -267,7 +273,7 @@ final class Shell: Scene {
         change {
             showing = next
             if case .admin(let panel) = next { panel.layout(info) }
-            if next == .scene && (old.isClosed || old == .screensaver && resetsOnWake) { startAfresh() }
+            if next == .scene && (old.isClosed || old.isAsleep && resetsOnWake) { startAfresh() }
         }
         if next.isAdmin || old.isAdmin { onActivity?() }
     }
@@ -292,7 +298,7 @@ final class Shell: Scene {
     /// Shows scene `name` with a cross-fade (ending the screensaver); the old one is paused
     /// where it was. Not while closed or while the admin panel is open.
     func switchTo(_ name: String) {
-        guard names.contains(name), showing == .scene && name != currentName || showing == .screensaver else { return }
+        guard names.contains(name), showing == .scene && name != currentName || showing.isAsleep else { return }
         change {
             showing = .scene
             currentName = name
@@ -348,7 +354,7 @@ final class Shell: Scene {
 
     private func wake() {
         switch showing {
-        case .screensaver: show(.scene)
+        case .screensaver, .blank: show(.scene)
         case .closed, .afterHoursWake: onAfterHoursTouch?()
         case .scene, .admin: break
         }
@@ -401,7 +407,7 @@ final class Shell: Scene {
 
     /// The screensaver and closing time's black take touches as they come: one wakes them.
     private func suspendSpeechWhileAsleep() {
-        window.screenReader.isSuspended = showing == .screensaver || showing.isClosed
+        window.screenReader.isSuspended = showing.isAsleep || showing.isClosed
     }
 
     // MARK: Input
@@ -411,11 +417,16 @@ final class Shell: Scene {
         window.handle(batch)
     }
 
+    /// A contact the touch filter ignored (scene points): the scene on screen may show it.
+    func ignoredContact(at location: Point, rule: TouchFilter.Rule) {
+        if showing == .scene { current.ignoredContact(at: location, rule: rule) }
+    }
+
     func handle(_ key: KeyEvent) {
         onActivity?()
         switch showing {
         case .admin(let panel): panel.handle(key)
-        case .screensaver, .closed, .afterHoursWake:
+        case .screensaver, .closed, .afterHoursWake, .blank:
             if key.pressed { wake() } // the waking key is swallowed too
         case .scene:
             // A keypad moves through the controls (Tab, Enter) before the scene has the key.
@@ -456,7 +467,7 @@ final class Shell: Scene {
     }
 
     private func updateChrome() {
-        chrome.show(bar: showsSceneBar, current: currentName, asleep: showing.isScreensaver || showing.isClosed, overlay: overlay != nil)
+        chrome.show(bar: showsSceneBar, current: currentName, asleep: showing.isScreensaver || showing.isDark, overlay: overlay != nil)
     }
 
     // MARK: Frames

@@ -76,6 +76,20 @@ public struct TouchTestModel {
 
     public mutating func recordKey(_ text: String) { lastKey = text }
 
+    /// Where contacts nobody made were ignored (`TouchFilter`), the newest last, and how many
+    /// since launch: a panel's phantoms show where they land, in a colour no finger has.
+    public private(set) var ignored: [Point] = []
+    public private(set) var ignoredTotal = 0
+    static let ignoredKept = 20
+
+    /// Records an ignored contact; returns a mark no longer shown (the oldest of too many).
+    @discardableResult
+    public mutating func recordIgnored(at p: Point) -> Point? {
+        ignoredTotal += 1
+        ignored.append(p)
+        return ignored.count > Self.ignoredKept ? ignored.removeFirst() : nil
+    }
+
     /// Drops trail points older than `trailDuration`. Returns true when anything was dropped.
     @discardableResult
     public mutating func prune(at time: Double) -> Bool {

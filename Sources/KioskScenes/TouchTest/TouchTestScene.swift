@@ -16,6 +16,8 @@ public final class TouchTestScene: ViewScene {
     static let textColor = Color.paper
     static let dimText = Color.slate
     static let accent = Color.sky
+    /// Ignored contacts: a red no finger's colour is (`palette`).
+    static let ignoredColor = Color(rgb: 0xff1744)
     static let palette: [Color] = [0x4fc3f7, 0xffb74d, 0x81c784, 0xf06292, 0xba68c8, 0xfff176, 0x4db6ac, 0xe57373, 0x9575cd, 0xa1887f].map { Color(rgb: $0) }
 
     private let grid = GridView()
@@ -187,6 +189,7 @@ public final class TouchTestScene: ViewScene {
     /// the square back in its place.
     public override func reset() {
         for f in model.fingers + model.fading { fingers.invalidate(f) }
+        for p in model.ignored { fingers.invalidateIgnored(at: p) }
         model = TouchTestModel()
         targetHits = 0
         lastSwipe = nil
@@ -300,7 +303,7 @@ public final class TouchTestScene: ViewScene {
     /// Heights of the header's lines (each with the 8 pt below it) at `width`: the screen's
     /// facts and the counter wrap, the counter sized for its longest text so it never overflows.
     private func headerHeights(width: Double) -> [Double] {
-        [(title, title.text), (infoLine, infoLine.text), (counter, counterText(points: 10, total: 99999)),
+        [(title, title.text), (infoLine, infoLine.text), (counter, counterText(points: 10, total: 99999, ignored: model.ignoredTotal > 0 ? 999 : 0)),
          (lastKey, lastKey.text)].map { l, text in
             guard let font = view.fonts.font(points: l.fontSize, scale: info.scale) else { return l.fontSize * 1.2 + 8 }
             let lines = l.numberOfLines == 1 ? 1 : Label.wrap(text, font: font, width: width, maxLines: .max).count
@@ -435,8 +438,9 @@ public final class TouchTestScene: ViewScene {
         return texts("touch.swiped", ["direction": texts[key]])
     }
 
-    private func counterText(points: Int, total: Int) -> String {
-        texts.count("touch.points", points) + " · " + texts.count("touch.total", total)
+    private func counterText(points: Int, total: Int, ignored: Int) -> String {
+        let line = texts.count("touch.points", points) + " · " + texts.count("touch.total", total)
+        return ignored == 0 ? line : line + "\n" + texts.count("touch.ignored", ignored)
     }
 
     public override func applyTexts() {
@@ -447,21 +451,31 @@ public final class TouchTestScene: ViewScene {
         swipeLabel.text = swipeCaption
         holdButton.title = texts["touch.hold"]
         bubble.text = texts["touch.held"]
-        shownCounts = (-1, -1)
+        shownCounts = (-1, -1, -1)
         updateCounters()
         if info.size.width > 1 { updateInfoLine() }
     }
 
     /// The touch counters and last key: per batch, and only when they changed.
     private func updateCounters() {
-        let counts = (model.touchCount, model.totalTouches)
+        let counts = (model.touchCount, model.totalTouches, model.ignoredTotal)
         if counts != shownCounts {
             shownCounts = counts
-            counter.text = counterText(points: counts.0, total: counts.1)
+            counter.text = counterText(points: counts.0, total: counts.1, ignored: counts.2)
         }
         lastKey.text = texts("touch.lastKey", ["key": model.lastKey ?? texts["touch.lastKey.none"]])
     }
-    private var shownCounts = (-1, -1)
+    private var shownCounts = (-1, -1, -1)
+
+    /// A contact the filter ignored: marked where it landed, and counted.
+    public override func ignoredContact(at location: Point, rule: TouchFilter.Rule) {
+        // The first makes room for the count (the header then sizes for it), once.
+        let first = model.ignoredTotal == 0
+        if let gone = model.recordIgnored(at: location) { fingers.invalidateIgnored(at: gone) }
+        if first && hasLaidOut { layout(view: view); view.setNeedsDisplay() }
+        fingers.invalidateIgnored(at: location)
+        updateCounters()
+    }
 
     // MARK: Input and time
 
@@ -579,6 +593,22 @@ final class FingersView: View {
         for f in model.fading { drawTrail(f, canvas: canvas, scene: scene) }
         for f in model.fingers { drawTrail(f, canvas: canvas, scene: scene) }
         for f in model.fingers { drawMarker(f, canvas: canvas, scene: scene) }
+        for p in model.ignored { drawIgnored(at: p, canvas: canvas, scene: scene) }
+    }
+
+    func invalidateIgnored(at p: Point) {
+        guard let scene else { return }
+        setNeedsDisplay(in: Rect(center: p, radius: scene.markerRadius * 0.6 + 4))
+    }
+
+    /// A ring with a cross: a contact the filter ignored, smaller than a finger's marker.
+    private func drawIgnored(at p: Point, canvas: Canvas, scene: TouchTestScene) {
+        let r = scene.markerRadius * 0.6, c = TouchTestScene.ignoredColor
+        guard canvas.isVisible(Rect(center: p, radius: r + 4)) else { return }
+        canvas.strokeCircle(center: p, radius: r, width: 3, color: c)
+        let d = r * 0.7
+        canvas.strokeLine(from: Point(x: p.x - d, y: p.y - d), to: Point(x: p.x + d, y: p.y + d), width: 3, color: c)
+        canvas.strokeLine(from: Point(x: p.x - d, y: p.y + d), to: Point(x: p.x + d, y: p.y - d), width: 3, color: c)
     }
 
     private func drawTrail(_ f: TouchTestModel.Finger, canvas: Canvas, scene: TouchTestScene) {
