@@ -9,7 +9,7 @@
  * $KIOSK_TEST_ACKS so the test knows the event has been sent to clients.
  *
  * Commands (coordinates are global compositor coordinates):
- *   down ID X Y | motion ID X Y | up ID | frame | cancel
+ *   down ID X Y | motion ID X Y | up ID | frame | cancel | unplug | plug (the touchscreen)
  *   pointer X Y | button down|up          (BTN_LEFT)
  *   key CODE | keydown CODE | keyup CODE   (evdev key codes, e.g. 30 = KEY_A)
  *   transform normal|rotate-90|rotate-180|rotate-270|flipped|flipped-90|flipped-180|flipped-270
@@ -40,6 +40,8 @@ void weston_seat_release(struct weston_seat *seat);
 void weston_seat_init_pointer(struct weston_seat *seat);
 int weston_seat_init_keyboard(struct weston_seat *seat, struct xkb_keymap *keymap);
 void weston_seat_init_touch(struct weston_seat *seat);
+void weston_seat_release_touch(struct weston_seat *seat);
+void weston_touch_device_destroy(struct weston_touch_device *device);
 struct weston_touch_device *weston_touch_create_touch_device(struct weston_touch *touch, const char *syspath,
                                                              void *backend_data,
                                                              const struct weston_touch_device_ops *ops);
@@ -150,6 +152,10 @@ static int run_command(struct test_input *ti, const char *cmd)
     now(&ts);
 
     double m[6];
+    int touches = !strncmp(cmd, "down ", 5) || !strncmp(cmd, "motion ", 7) || !strncmp(cmd, "up ", 3) ||
+                  !strcmp(cmd, "frame") || !strcmp(cmd, "cancel");
+    if (touches && !ti->touch)
+        return -1; /* unplugged */
     if (sscanf(cmd, "down %d %lf %lf", &id, &x, &y) == 3) {
         skewed(ti, &x, &y);
         send_touch(ti, &ts, id, x, y, WL_TOUCH_DOWN);
@@ -170,6 +176,21 @@ static int run_command(struct test_input *ti, const char *cmd)
         wl_resource_for_each(r, &touch->focus_resource_list) wl_touch_send_cancel(r);
         notify_touch_cancel(ti->touch);
         touch->num_tp = 0;
+    } else if (strcmp(cmd, "unplug") == 0) {
+        /* The touchscreen pulled out: the device goes, then the seat's touch capability (clients
+         * get wl_seat.capabilities without touch; weston sends no up for a finger still down). */
+        if (!ti->touch)
+            return -1;
+        weston_touch_device_destroy(ti->touch);
+        ti->touch = NULL;
+        weston_seat_release_touch(&ti->seat);
+    } else if (strcmp(cmd, "plug") == 0) {
+        if (ti->touch)
+            return -1;
+        weston_seat_init_touch(&ti->seat);
+        ti->touch = weston_touch_create_touch_device(ti->seat.touch_state, "kiosk-test-touch", NULL, NULL);
+        if (!ti->touch)
+            return -1;
     } else if (sscanf(cmd, "pointer %lf %lf", &x, &y) == 2) {
         pointer_to(ti, &ts, x, y);
         notify_pointer_frame(&ti->seat);
