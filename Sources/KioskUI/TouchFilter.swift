@@ -64,6 +64,8 @@ public final class TouchFilter {
         var timer: ScheduledTimer?
     }
     private struct Live {
+        /// Where it is now, and where and since when it has been still (within `stillness`).
+        var location: Point
         var anchor: Point
         var still: Double
     }
@@ -101,15 +103,12 @@ public final class TouchFilter {
     public func cancelAll(at time: Double) {
         var points: [TouchPoint] = []
         for (id, c) in contacts.sorted(by: { $0.key < $1.key }) {
-            if case .live = c { points.append(TouchPoint(id: id, phase: .cancelled, location: lastLocation[id] ?? .zero)) }
+            if case .live(let l) = c { points.append(TouchPoint(id: id, phase: .cancelled, location: l.location)) }
             if case .held(let h) = c { h.timer?.cancel() }
             contacts[id] = .dropped
         }
         if !points.isEmpty { deliver(TouchBatch(time: time, points: points)) }
     }
-
-    /// Where each live contact was last, for the cancel that may end it.
-    private var lastLocation: [Int32: Point] = [:]
 
     // MARK: The phases
 
@@ -141,9 +140,9 @@ public final class TouchFilter {
             contacts[p.id] = .held(h)
             if h.onEdge, let b = bounds(), !isOnLastPixel(p.location, b) { confirmHeld(p.id) }
         case .live(var l):
+            l.location = p.location
             if l.anchor.distance(to: p.location) >= Self.stillness { l.anchor = p.location; l.still = time }
             contacts[p.id] = .live(l)
-            lastLocation[p.id] = p.location
             passed.append(p)
         case .dropped, nil:
             break
@@ -154,18 +153,16 @@ public final class TouchFilter {
         switch contacts.removeValue(forKey: p.id) {
         case .held(var h):
             h.timer?.cancel()
-            if h.onEdge { return ignore(TouchPoint(id: p.id, phase: .began, location: h.start), .lastPixel, at: h.began, recorded: true) }
+            if h.onEdge { return ignore(TouchPoint(id: p.id, phase: .began, location: h.start), .lastPixel, at: h.began, stillDown: false) }
             if time - h.began < Self.shortestTouch {
-                return ignore(TouchPoint(id: p.id, phase: .began, location: h.start), .noDuration, at: h.began, recorded: true)
+                return ignore(TouchPoint(id: p.id, phase: .began, location: h.start), .noDuration, at: h.began, stillDown: false)
             }
             h.latest = p.location
             contacts[p.id] = .held(h)
             confirmHeld(p.id)
             contacts[p.id] = nil
-            lastLocation[p.id] = nil
             passed.append(p)
         case .live:
-            lastLocation[p.id] = nil
             passed.append(p)
         case .dropped, nil:
             break
@@ -175,7 +172,7 @@ public final class TouchFilter {
     private func cancelled(_ p: TouchPoint, passing passed: inout [TouchPoint]) {
         switch contacts.removeValue(forKey: p.id) {
         case .held(let h): h.timer?.cancel()
-        case .live: lastLocation[p.id] = nil; passed.append(p)
+        case .live: passed.append(p)
         case .dropped, nil: break
         }
     }
@@ -185,15 +182,15 @@ public final class TouchFilter {
     private func confirmHeld(_ id: Int32) {
         guard case .held(let h) = contacts[id] else { return }
         h.timer?.cancel()
-        contacts[id] = .live(Live(anchor: h.latest, still: h.latestTime))
-        lastLocation[id] = h.latest
+        contacts[id] = .live(Live(location: h.latest, anchor: h.latest, still: h.latestTime))
         deliver(TouchBatch(time: h.began, points: [TouchPoint(id: id, phase: .began, location: h.start)]))
         if h.latest != h.start { deliver(TouchBatch(time: h.latestTime, points: [TouchPoint(id: id, phase: .moved, location: h.latest)])) }
         armStuckCheck()
     }
 
-    private func ignore(_ p: TouchPoint, _ rule: Rule, at time: Double, recorded: Bool = false) {
-        if !recorded { contacts[p.id] = .dropped }
+    /// A contact ignored: told, and while it is still down the rest of it goes nowhere.
+    private func ignore(_ p: TouchPoint, _ rule: Rule, at time: Double, stillDown: Bool = true) {
+        if stillDown { contacts[p.id] = .dropped }
         onIgnored(Ignored(rule: rule, location: p.location, time: time))
     }
 
@@ -215,7 +212,7 @@ public final class TouchFilter {
         for (id, c) in contacts.sorted(by: { $0.key < $1.key }) {
             guard case .live(let l) = c, now - l.still >= Self.stuckAfter else { continue }
             contacts[id] = .dropped
-            points.append(TouchPoint(id: id, phase: .cancelled, location: lastLocation.removeValue(forKey: id) ?? l.anchor))
+            points.append(TouchPoint(id: id, phase: .cancelled, location: l.location))
         }
         if !points.isEmpty {
             deliver(TouchBatch(time: now, points: points))

@@ -381,7 +381,8 @@ def test_a_session_not_run_as_root_leaves_the_screen_lit_and_says_why():
     wrapper.chmod(0o755)
     log = home / "journal"
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_RUNTIME_DIR": str(home / "run"),
-           "XDG_STATE_HOME": str(home / "state"), "WLR_BACKENDS": "headless"}
+           "XDG_STATE_HOME": str(home / "state"), "WLR_BACKENDS": "headless",
+           "KIOSK_CLOCK_SYNCHRONIZED": os.environ["KIOSK_CLOCK_SYNCHRONIZED"]}  # conftest.py: this clock
     proc = subprocess.Popen([str(kiosk_binary()), "session", "--compositor", "cage", "--kiosk", str(wrapper)],
                             env=env, user=uid, group=gid, extra_groups=[], cwd="/",
                             stdout=subprocess.DEVNULL, stderr=open(log, "w"))

@@ -14,12 +14,14 @@ import Glibc
         m.showing("screensaver", now: 70)
         var h = Histogram.frameTimes()
         for v in [0.0003, 0.0015, 0.02, 0.5] { h.record(v) }
-        let text = m.text(.init(frameDraw: h, open: false, residentBytes: 25 << 20, saveFailures: 1), now: 100)
+        let touch = KioskMetrics.Readings.Touch(ignored: [.noDuration: 7, .lastPixel: 90], stuck: 1, present: false, quietOpenSeconds: 32_400)
+        let text = m.text(.init(frameDraw: h, open: false, residentBytes: 25 << 20, saveFailures: 1, touch: touch, clockSynchronized: false), now: 100)
         let lines = text.split(separator: "\n").map(String.init)
         for family in ["kiosk_start_time_seconds", "kiosk_frames_drawn_total", "kiosk_frame_draw_seconds", "kiosk_touches_total",
                        "kiosk_scene_switches_total", "kiosk_scene_shown_seconds_total", "kiosk_screensaver_activations_total",
                        "kiosk_last_input_time_seconds", "kiosk_settings_reloads_total", "kiosk_state_save_failures_total",
-                       "kiosk_resident_memory_bytes", "kiosk_open"] {
+                       "kiosk_resident_memory_bytes", "kiosk_open", "kiosk_clock_synchronized", "kiosk_touch_phantoms_total",
+                       "kiosk_touch_stuck_total", "kiosk_touchscreen_present", "kiosk_touch_quiet_open_seconds"] {
             #expect(lines.contains { $0.hasPrefix("# HELP \(family) ") } && lines.contains { $0.hasPrefix("# TYPE \(family) ") }, "\(family)")
         }
         #expect(lines.contains("kiosk_start_time_seconds 1700000000") && lines.contains("kiosk_touches_total 3"))
@@ -30,6 +32,11 @@ import Glibc
         #expect(lines.contains("kiosk_scene_shown_seconds_total{scene=\"touch\"} 60"))
         #expect(lines.contains("kiosk_scene_shown_seconds_total{scene=\"screensaver\"} 30"))
         #expect(lines.contains("kiosk_open 0") && lines.contains("kiosk_resident_memory_bytes 26214400"))
+        // Every rule's count, zeros too (a fleet's query finds the series before the first phantom).
+        #expect(lines.contains("kiosk_touch_phantoms_total{rule=\"no-duration\"} 7") && lines.contains("kiosk_touch_phantoms_total{rule=\"last-pixel\"} 90"))
+        #expect(lines.contains("kiosk_touch_phantoms_total{rule=\"beat\"} 0") && lines.contains("kiosk_touch_phantoms_total{rule=\"outside\"} 0"))
+        #expect(lines.contains("kiosk_touch_stuck_total 1") && lines.contains("kiosk_touchscreen_present 0"))
+        #expect(lines.contains("kiosk_touch_quiet_open_seconds 32400") && lines.contains("kiosk_clock_synchronized 0"))
         #expect(lines.contains("kiosk_language_chosen_total{language=\"ar\"} 1") && lines.contains("kiosk_language_chosen_total{language=\"fr\"} 2"))
         #expect(!KioskMetrics(startTime: 0).text(.init(frameDraw: h, open: true, residentBytes: 0, saveFailures: 0), now: 1)
             .contains("kiosk_language_chosen_total"), "no pill, no family")

@@ -65,6 +65,11 @@ import Testing
             frame()
         }
         var tiles: TileBoardScene { shell.current as! TileBoardScene }
+        func landerAndItsEngineButton() -> (LanderScene, Point) {
+            let lander = shell.current as! LanderScene
+            let b = lander.pad.buttons[ControlPad.Role.fire.rawValue]
+            return (lander, b.convert(Point(x: b.bounds.midX, y: b.bounds.midY), to: nil))
+        }
         func tileCentre(_ i: Int) -> Point { tiles.board.convert(tiles.tileFrame(index: i).center, to: nil) }
     }
 
@@ -201,9 +206,7 @@ import Testing
 
     @Test func aHeldEngineButtonFiresForAMinuteThenAStuckContactIsCancelled() {
         let r = LivePath(start: "lander", idle: 0)
-        let lander = r.shell.current as! LanderScene
-        let b = lander.pad.buttons[ControlPad.Role.fire.rawValue]
-        let fire = b.convert(Point(x: b.bounds.midX, y: b.bounds.midY), to: nil)
+        let (lander, fire) = r.landerAndItsEngineButton()
         r.down(1, fire, at: 1)
         r.at(30)
         #expect(lander.model.engineOn, "a held engine button stopped firing")
@@ -218,9 +221,7 @@ import Testing
 
     @Test func aFingerMovingNowAndThenIsNeverStuck() {
         let r = LivePath(start: "lander", idle: 0)
-        let lander = r.shell.current as! LanderScene
-        let b = lander.pad.buttons[ControlPad.Role.fire.rawValue]
-        let fire = b.convert(Point(x: b.bounds.midX, y: b.bounds.midY), to: nil)
+        let (lander, fire) = r.landerAndItsEngineButton()
         r.down(1, fire, at: 1)
         for k in 1...5 { r.move(1, Point(x: fire.x + Double(k % 2) * 2, y: fire.y), at: 1 + 40 * Double(k)) }
         r.at(200)

@@ -287,7 +287,7 @@ final class Application: WindowDelegate, InputSink {
             screensaver?.openingHoursChanged(open: open)
         }
         touchHealth.opening(hours.isOpen, now: MonotonicClock.now())
-        reportClock(clock, hours: current.hours)
+        reportClock(clock)
         clock.onTrusted = { [weak self, weak hours, weak clock] in
             guard let clock else { return }
             self?.log.notice("clock: \(clock.reason?.rawValue ?? "believed"): the opening hours apply from now")
@@ -304,13 +304,13 @@ final class Application: WindowDelegate, InputSink {
         shown()
     }
 
-    /// Whether the opening hours can trust the clock, said once at start.
-    private func reportClock(_ clock: ClockTrust, hours: OpeningHours) {
+    /// Whether the opening hours can trust the clock, said once at start (`apply` says when
+    /// hours wait for it).
+    private func reportClock(_ clock: ClockTrust) {
         if let reason = clock.reason {
             log.info("clock: \(reason.rawValue)")
         } else {
-            let hoursWait = hours.isAlwaysOpen ? "" : ": the opening hours wait for it and the kiosk stays open"
-            log.warning("clock: the system clock is not synchronised (no NTP, and no real-time clock set it at boot)\(hoursWait); asked again every \(Int(ClockTrust.interval)) s")
+            log.info("clock: the system clock is not synchronised (no NTP, and no real-time clock set it at boot); asked again every \(Int(ClockTrust.interval)) s")
         }
     }
 
@@ -413,6 +413,9 @@ final class Application: WindowDelegate, InputSink {
         running.screensaver.blankDelay = new.blankDelay
         running.screensaver.afterHoursWake = new.afterHoursWake
         running.openingHours.hours = new.hours
+        if !running.clock.isTrusted && !new.hours.isAlwaysOpen && old?.hours.isAlwaysOpen ?? true {
+            log.warning("opening hours: not applied while the system clock is not synchronised: the kiosk stays open (docs/unattended.md, \"The clock\")")
+        }
         if let old {
             Application.configure(running.shell, with: new, overrides: settings.overrides)
             rebuildScenes(new, over: old)
