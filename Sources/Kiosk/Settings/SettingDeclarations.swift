@@ -145,7 +145,7 @@ extension Settings {
             else { r.problem(v, "start must be one of \(bar.joined(separator: ", ")); using \(s.start)") }
         },
         .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: "120", doc: "Seconds without input before the screensaver; 0 never."),
-        .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: "0", doc: "Seconds of screensaver before the screen may blank; 0 never."),
+        .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: "0", doc: "Seconds of screensaver before the screen goes off (black, the panel powered down); 0 never."),
         SettingDeclaration(section: "shell", name: "rotate", defaultText: "0",
                            doc: "Turns the picture and touches clockwise: 0, 90, 180 or 270.") { v, s, r in
             if let turned = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = turned }
