@@ -96,6 +96,7 @@ public final class TouchFilter {
             }
         }
         if !passed.isEmpty { deliver(TouchBatch(time: batch.time, points: passed)) }
+        stopStuckCheckIfIdle()
     }
 
     /// Every contact down now ends here, cancelled, and nothing it does later acts: what the
@@ -108,6 +109,7 @@ public final class TouchFilter {
             contacts[id] = .dropped
         }
         if !points.isEmpty { deliver(TouchBatch(time: time, points: points)) }
+        stopStuckCheckIfIdle()
     }
 
     // MARK: The phases
@@ -167,6 +169,13 @@ public final class TouchFilter {
         case .dropped, nil:
             break
         }
+    }
+
+    /// Nothing down: no stuck check waits (an idle kiosk stays asleep).
+    private func stopStuckCheckIfIdle() {
+        guard !contacts.values.contains(where: { if case .live = $0 { true } else { false } }) else { return }
+        stuckTimer?.cancel()
+        stuckTimer = nil
     }
 
     private func cancelled(_ p: TouchPoint, passing passed: inout [TouchPoint]) {

@@ -150,10 +150,12 @@ final class TouchHealth {
         }
     }
 
-    /// While open: a whole day (24 h open without closing) without a touch is said too.
+    /// While open: a whole day (24 h open without closing) without a touch is said too, checked
+    /// when one could have passed (a touch since only moves the check on).
     private func armDayCheck() {
         dayTimer?.cancel()
-        dayTimer = scheduler.schedule(after: Self.shortestDay) { [weak self] in
+        let due = max(Self.shortestDay, Self.day - quietOpenSeconds(now: scheduler.now))
+        dayTimer = scheduler.schedule(after: due) { [weak self] in
             guard let self, self.openSince != nil else { return }
             if !self.saidQuiet && self.quietOpenSeconds(now: self.scheduler.now) >= Self.day {
                 self.sayQuiet(now: self.scheduler.now, open: Self.day)
