@@ -351,9 +351,11 @@ final class Application: WindowDelegate, InputSink {
         // A finger down across the change acts on nothing that comes after it: ended once the
         // touch that may have made the change has been delivered.
         scheduler.schedule(after: 0) { [weak self] in self?.touchFilter.cancelAll(at: MonotonicClock.now()) }
-        if old.isScreensaver != shell.showing.isScreensaver {
-            log.notice(shell.showing.isScreensaver ? "screensaver started" : "screensaver ended")
-            if shell.showing.isScreensaver { metrics.screensaverActivations += 1; requestFilePageTrim() }
+        // The black after `blank_delay` is still the screensaver's time: it ends when someone comes.
+        let asleep = { (s: Showing) in s.isScreensaver || s == .blank }
+        if asleep(old) != asleep(shell.showing) {
+            log.notice(asleep(shell.showing) ? "screensaver started" : "screensaver ended")
+            if asleep(shell.showing) { metrics.screensaverActivations += 1; requestFilePageTrim() }
         }
         shown()
     }
