@@ -64,6 +64,7 @@ public final class TouchFilter {
         var timer: ScheduledTimer?
     }
     private struct Live {
+        var began: Double
         /// Where it is now, and where and since when it has been still (within `stillness`).
         var location: Point
         var anchor: Point
@@ -99,13 +100,20 @@ public final class TouchFilter {
         stopStuckCheckIfIdle()
     }
 
-    /// Every contact down now ends here, cancelled, and nothing it does later acts: what the
-    /// screen shows changed under it (the screensaver, closing time, a fresh start).
-    public func cancelAll(at time: Double) {
+    /// Every contact that began before `change` ends here, cancelled, and nothing it does later
+    /// acts: what the screen shows changed under it (the screensaver, closing time, a fresh
+    /// start). One that began since (a quick operator's next tap) is left alone.
+    public func cancelAll(beganBefore change: Double, at time: Double) {
         var points: [TouchPoint] = []
         for (id, c) in contacts.sorted(by: { $0.key < $1.key }) {
-            if case .live(let l) = c { points.append(TouchPoint(id: id, phase: .cancelled, location: l.location)) }
-            if case .held(let h) = c { h.timer?.cancel() }
+            switch c {
+            case .live(let l) where l.began < change:
+                points.append(TouchPoint(id: id, phase: .cancelled, location: l.location))
+            case .held(let h) where h.began < change:
+                h.timer?.cancel()
+            default:
+                continue
+            }
             contacts[id] = .dropped
         }
         if !points.isEmpty { deliver(TouchBatch(time: time, points: points)) }
@@ -191,7 +199,7 @@ public final class TouchFilter {
     private func confirmHeld(_ id: Int32) {
         guard case .held(let h) = contacts[id] else { return }
         h.timer?.cancel()
-        contacts[id] = .live(Live(location: h.latest, anchor: h.latest, still: h.latestTime))
+        contacts[id] = .live(Live(began: h.began, location: h.latest, anchor: h.latest, still: h.latestTime))
         deliver(TouchBatch(time: h.began, points: [TouchPoint(id: id, phase: .began, location: h.start)]))
         if h.latest != h.start { deliver(TouchBatch(time: h.latestTime, points: [TouchPoint(id: id, phase: .moved, location: h.latest)])) }
         armStuckCheck()

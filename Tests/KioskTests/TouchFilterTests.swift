@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import Kiosk
 @testable import KioskPlatform
 @testable import KioskScenes
@@ -34,7 +37,8 @@ import Testing
             filter.onStuck = { [unowned self] in self.stuck.append($0) }
             // As the application does: a change of what shows ends the fingers down across it.
             saver.onChange = { [unowned self] _ in
-                self.scheduler.schedule(after: 0) { self.filter.cancelAll(at: self.scheduler.now) }
+                let change = self.scheduler.now
+                self.scheduler.schedule(after: 0) { self.filter.cancelAll(beganBefore: change, at: self.scheduler.now) }
             }
             shell.layout(DisplayInfo(size: Self.panel))
             shell.advance(to: 0)
@@ -240,6 +244,22 @@ import Testing
         #expect(r.tiles.model.selectedIDs.isEmpty)
     }
 
+    @Test func aTapBegunAfterTheChangeOutlivesTheCancelThatComesLate() {
+        // An operator's first PIN key, read in the same pass as the change's cancel: it began
+        // after the change, so it is not the contact the change ended.
+        let r = LivePath(start: "touch", idle: 0)
+        let touchTest = r.shell.current as! TouchTestScene
+        r.down(1, Point(x: 300, y: 300), at: 1)
+        r.at(2)
+        r.down(2, Point(x: 400, y: 300), at: 2.5)
+        r.filter.cancelAll(beganBefore: 2.4, at: 2.5)
+        r.up(2, at: 2.6)
+        r.up(1, at: 2.7)
+        r.at(3)
+        #expect(touchTest.model.totalTouches == 2 && touchTest.model.touchCount == 0)
+        #expect(touchTest.model.fading.map(\.id) == [2], "the later tap ended as a tap, the earlier contact was cancelled")
+    }
+
     @Test func aTouchscreenUnpluggedWithAFingerDownLeavesNothingHeld() {
         let r = LivePath(start: "touch", idle: 0)
         let touchTest = r.shell.current as! TouchTestScene
@@ -359,5 +379,15 @@ import Testing
         synced = true
         s.advance(to: 130)
         #expect(!c.isOpen && changes == [false])
+    }
+
+    @Test func anRTCThatSetTheClockAtBootIsBelieved() throws {
+        // As sysfs has it: rtc0's hctosys "1", its size a page (what fstat says of an attribute).
+        let folder = try #require(mkdtemp(strdup("/tmp/kiosk-rtc-XXXXXX")).map { String(cString: $0) })
+        mkdir(folder + "/rtc0", 0o755)
+        #expect(!ClockTrust.rtcSetTheClock(in: folder))
+        let page = Array("1\n".utf8) + [UInt8](repeating: 0x20, count: 4094)
+        try AtomicFile.write(page, to: folder + "/rtc0/hctosys", mode: 0o444, durable: false)
+        #expect(ClockTrust.rtcSetTheClock(in: folder))
     }
 }

@@ -57,10 +57,10 @@ final class ClockTrust {
     static let timesyncFlag = "/run/systemd/timesync/synchronized"
 
     /// The kernel set the system clock from an RTC at boot (`hctosys`, CONFIG_RTC_HCTOSYS).
-    private static func rtcSetTheClock() -> Bool {
+    static func rtcSetTheClock(in folder: String = "/sys/class/rtc") -> Bool {
         (0..<4).contains { n in
             // A sysfs attribute says it is a page long, whatever it holds.
-            readSmallFile("/sys/class/rtc/rtc\(n)/hctosys", limit: 4096).map { String(decoding: $0, as: UTF8.self).hasPrefix("1") } ?? false
+            readSmallFile("\(folder)/rtc\(n)/hctosys", limit: 4096).map { String(decoding: $0, as: UTF8.self).hasPrefix("1") } ?? false
         }
     }
 }

@@ -350,7 +350,8 @@ final class Application: WindowDelegate, InputSink {
         guard let shell else { return }
         // A finger down across the change acts on nothing that comes after it: ended once the
         // touch that may have made the change has been delivered.
-        scheduler.schedule(after: 0) { [weak self] in self?.touchFilter.cancelAll(at: MonotonicClock.now()) }
+        let change = MonotonicClock.now()
+        scheduler.schedule(after: 0) { [weak self] in self?.touchFilter.cancelAll(beganBefore: change, at: MonotonicClock.now()) }
         // The black after `blank_delay` is still the screensaver's time: it ends when someone comes.
         let asleep = { (s: Showing) in s.isScreensaver || s == .blank }
         if asleep(old) != asleep(shell.showing) {
