@@ -88,6 +88,27 @@ import Testing
         return (d, r.stage.sceneToWindow.apply(scene.board.convert(scene.tileFrame(index: 5), to: nil)))
     }
 
+    @Test func aTouchAtAnyCornerOfTheWindowWakesATurnedPanel() throws {
+        // cage 0.2.0 puts every touch at the window's 0,0 while its output is off; turned, that
+        // is the scene's far edge, where no view was hit and the dark panel never woke.
+        for rot in 0...3 {
+            for corner in [Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 0, y: 400), Point(x: 300, y: 400)] {
+                let fonts = FontCache(), s = ManualScheduler()
+                let shell = Shell(names: ["tiles"], start: "tiles", fonts: fonts, scheduler: s, startInScreensaver: true) {
+                    SceneCatalog.make($0, fonts: fonts, scheduler: s)!
+                }
+                let window = rot % 2 == 1 ? Size(width: 300, height: 400) : Size(width: 400, height: 300)
+                let at = rot % 2 == 1 ? corner : Point(x: corner.y, y: corner.x)
+                let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: window), rotation: Rotation(quarterTurns: rot))
+                r.renderFrame()
+                for phase in [TouchPhase.began, .ended] {
+                    shell.handle(r.stage.toScene(TouchBatch(time: r.clock.now, points: [TouchPoint(id: 1, phase: phase, location: at)])))
+                }
+                #expect(shell.showing == .scene, "rotation \(rot * 90)°, a touch at \(at) of the window")
+            }
+        }
+    }
+
     @Test func aTapLandsOnTheSameTileInEveryRotation() throws {
         for rot in 0...3 {
             let (r, scene) = try render(rotation: rot)

@@ -136,13 +136,23 @@ final class Stage: SetupStage {
     /// A touch batch where its fingers are on the scene: the touchscreen's calibration first
     /// (as libinput would apply it, on the window; never to the mouse), then the app rotation
     /// and the large mode's zoom.
+    ///
+    /// A point on the screen's far edge is kept on its last point: turned, a finger at the window's
+    /// 0,0 lands exactly on the scene's width, where no view is (cage 0.2.0 puts every touch at
+    /// 0,0 while its output is off: a Touch Display 2 turned by `rotate = 90` never woke).
     func toScene(_ batch: TouchBatch) -> TouchBatch {
         let calibration = touchMatrix.flatMap { TouchCalibration.transform(libinputMatrix: $0, size: windowInfo.size) }
-        guard rotation != .upright || calibration != nil || isLarge else { return batch }
+        let turned = rotation != .upright || calibration != nil || isLarge
+        let size = info.size
         return TouchBatch(time: batch.time, points: batch.points.map { p in
             let onGlass = p.isPointer ? p.location : calibration?.apply(p.location) ?? p.location
-            return TouchPoint(id: p.id, phase: p.phase, location: toScene(onGlass))
+            let q = turned ? toScene(onGlass) : onGlass
+            return TouchPoint(id: p.id, phase: p.phase, location: Point(x: Self.offTheFarEdge(q.x, size.width), y: Self.offTheFarEdge(q.y, size.height)))
         })
+    }
+    /// `v` on the far edge `limit` (or a rounding past it) moved onto the last point before it.
+    private static func offTheFarEdge(_ v: Double, _ limit: Double) -> Double {
+        v >= limit && v < limit + 1e-6 ? limit.nextDown : v
     }
     /// libinput's calibration matrix for the touchscreen (`[touch] matrix`); nil: none.
     private(set) var touchMatrix: [Double]?
