@@ -59,7 +59,9 @@ def seven_inch(vm_image, tmp_path_factory):
 def touch_display_2(vm_image, tmp_path_factory):
     if "disk" not in CARD:
         pytest.fail("the 7\" board's card is missing (its tests failed before the kiosk ran)")
-    yield from booted(vm_image, tmp_path_factory, "pi-td2", (720, 1280), display="virtio", pointer=False, card=CARD["disk"])
+    # A Pi 4 has no real-time clock: booted offline, its clock is the one it last saved.
+    yield from booted(vm_image, tmp_path_factory, "pi-td2", (720, 1280), display="virtio", pointer=False, card=CARD["disk"],
+                      rtc=False)
 
 
 class TestSevenInchDisplay:
@@ -144,3 +146,37 @@ class TestTouchDisplay2:
         show_the_tiles(touch_display_2)
         touch_display_2.vm.run("sed -i 's/^# rotate = 0 /rotate = 90 /' /etc/kiosk/kiosk.toml")
         tap_the_lander_pill_turned(touch_display_2, quarter_turns=-1, what="Touch Display 2 turned by rotate = 90")
+
+
+    def test_phantom_taps_every_12_864_s_neither_keep_the_screensaver_away_nor_the_panel_lit(self, touch_display_2):
+        """Touch Display 2's own fault (raspberrypi/linux#7638), sent by the uinput touchscreen as
+        its controller sends it: a down and an up with nothing between, every 12.864 s. The
+        screensaver still comes at idle_timeout, blank_delay later the connector goes off, and a
+        person's tap turns it on. The board has no RTC and no network: the kiosk says its clock
+        is not synchronised and keeps the panel open through hours that would close it."""
+        panel = touch_display_2
+        connector = panel.vm.out("ls -d /sys/class/drm/card*-*/ | head -1").strip()
+        state = lambda: panel.vm.out(f"cat {connector}enabled").strip()
+        assert state() == "enabled"
+        reloads, ended = panel.journal().count("settings reloaded"), panel.journal().count("screensaver ended")
+        panel.vm.run("sed -i -e 's/^idle_timeout = [0-9]* /idle_timeout = 30 /' -e 's/^blank_delay = 0 /blank_delay = 20 /' "
+                     "-e 's/^# hours = .*/hours = \"Mon-Sun 00:00-00:01\"/' /etc/kiosk/kiosk.toml")
+        wait_for("the settings reloaded", lambda: panel.journal().count("settings reloaded") > reloads, timeout=30)
+        assert "opening hours: not applied while the system clock is not synchronised" in panel.journal(), panel.journal()
+        start = time.monotonic()
+        beats = 0
+        while state() != "disabled":
+            assert time.monotonic() - start < 240, f"the connector still on after {beats} phantom taps:\n{panel.journal()}"
+            panel.vm.touch(["down", 0, 0.6, 0.015], ["sync"], ["up", 0], ["sync"])
+            beats += 1
+            while time.monotonic() < start + beats * 12.864 and state() != "disabled":
+                time.sleep(1)
+        record("pi-td2: phantom taps every 12.864 s → the connector off (idle_timeout 30 + blank_delay 20)",
+               f"{time.monotonic() - start:.1f} s, {beats} phantom taps")
+        journal = panel.journal()
+        assert "screensaver started" in journal and journal.count("screensaver ended") == ended, journal
+        assert "the screen goes off" in journal and "turning the screen off" in journal
+        assert "(no duration): ignored" in journal, journal
+        assert "opening hours: closed" not in journal
+        panel.tap(panel.size[0] // 2, panel.size[1] // 2)
+        wait_for("the connector on for a person's tap", lambda: state() == "enabled", timeout=30)

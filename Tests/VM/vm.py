@@ -68,7 +68,7 @@ class VM:
     have) or "std" (qemu's standard VGA: the bochs driver, a plain framebuffer without PRIME)."""
 
     def __init__(self, image, workdir, display="virtio", size=(1280, 800), pointer=True, memory=2048, network=False,
-                 arch="amd64", card=None, sound=False):
+                 arch="amd64", card=None, sound=False, rtc=True):
         self.image = Path(image)
         self.arch, self.machine = arch, MACHINES[arch]
         self.dir = Path(workdir)
@@ -76,6 +76,9 @@ class VM:
         self.display, self.size, self.pointer, self.memory = display, size, pointer, memory
         # An HD Audio sound card whose line out qemu records into sound.wav (44.1 kHz stereo).
         self.sound = sound
+        # `rtc=False`: a board without a real-time clock, as a Raspberry Pi 4 (the virt board's
+        # PL031 left without its driver, so nothing sets the system clock at boot).
+        self.rtc = rtc
         # Offline unless asked (a debugging shell): the tests install from apt's cache only.
         self.network = network
         self.overlay = self.dir / "disk.qcow2"
@@ -99,6 +102,8 @@ class VM:
         append = f"root=/dev/vda rw console={m['console']} quiet loglevel=4 systemd.show_status=0"
         if not self.pointer and self.arch == "amd64":
             append += " i8042.noaux=1"  # no PS/2 mouse: the machine has no pointer device
+        if not self.rtc and self.arch == "arm64":
+            append += " initcall_blacklist=pl031_driver_init module_blacklist=rtc_pl031"
         display = (["-device", f"virtio-gpu-pci,xres={w},yres={h}"] if self.display == "virtio"
                    else ["-device", f"VGA,xres={w},yres={h}"])
         return [m["qemu"], *m["machine"], "-accel", self.accel, "-cpu", m["cpu"], "-smp", "2", "-m", str(self.memory),
