@@ -97,7 +97,6 @@ public final class TouchFilter {
             }
         }
         if !passed.isEmpty { deliver(TouchBatch(time: batch.time, points: passed)) }
-        stopStuckCheckIfIdle()
     }
 
     /// Every contact that began before `change` ends here, cancelled, and nothing it does later
@@ -129,9 +128,10 @@ public final class TouchFilter {
             contacts[p.id] = nil
         }
         let onBeat = noteSpot(p.location, at: time)
-        if let b = bounds(), isOutside(p.location, b) { return ignore(p, .outside, at: time) }
+        let b = bounds()
+        if let b, isOutside(p.location, b) { return ignore(p, .outside, at: time) }
         if onBeat { return ignore(p, .beat, at: time) }
-        let edge = bounds().map { isOnLastPixel(p.location, $0) } ?? false
+        let edge = b.map { isOnLastPixel(p.location, $0) } ?? false
         var h = Held(began: time, start: p.location, latest: p.location, latestTime: time, onEdge: edge)
         if !edge {
             let id = p.id
@@ -167,13 +167,11 @@ public final class TouchFilter {
             if time - h.began < Self.shortestTouch {
                 return ignore(TouchPoint(id: p.id, phase: .began, location: h.start), .noDuration, at: h.began, stillDown: false)
             }
-            h.latest = p.location
-            contacts[p.id] = .held(h)
-            confirmHeld(p.id)
-            contacts[p.id] = nil
+            deliverHeld(p.id, h)
             passed.append(p)
         case .live:
             passed.append(p)
+            stopStuckCheckIfIdle()
         case .dropped, nil:
             break
         }
@@ -189,20 +187,25 @@ public final class TouchFilter {
     private func cancelled(_ p: TouchPoint, passing passed: inout [TouchPoint]) {
         switch contacts.removeValue(forKey: p.id) {
         case .held(let h): h.timer?.cancel()
-        case .live: passed.append(p)
+        case .live: passed.append(p); stopStuckCheckIfIdle()
         case .dropped, nil: break
         }
     }
 
-    /// A held contact is a person's: its `began` goes up with its own time, then where it
-    /// has moved since.
+    /// A held contact is a person's, still down: live from now on, and delivered.
     private func confirmHeld(_ id: Int32) {
         guard case .held(let h) = contacts[id] else { return }
         h.timer?.cancel()
         contacts[id] = .live(Live(began: h.began, location: h.latest, anchor: h.latest, still: h.latestTime))
+        deliverHeld(id, h)
+        armStuckCheck()
+    }
+
+    /// What a held contact did, delivered late: its `began` with its own time, then where it
+    /// has moved since.
+    private func deliverHeld(_ id: Int32, _ h: Held) {
         deliver(TouchBatch(time: h.began, points: [TouchPoint(id: id, phase: .began, location: h.start)]))
         if h.latest != h.start { deliver(TouchBatch(time: h.latestTime, points: [TouchPoint(id: id, phase: .moved, location: h.latest)])) }
-        armStuckCheck()
     }
 
     /// A contact ignored: told, and while it is still down the rest of it goes nowhere.

@@ -144,6 +144,7 @@ final class Stage: SetupStage {
         let calibration = touchMatrix.flatMap { TouchCalibration.transform(libinputMatrix: $0, size: windowInfo.size) }
         let turned = rotation != .upright || calibration != nil || isLarge
         let size = info.size
+        guard turned || batch.points.contains(where: { $0.location.x >= size.width || $0.location.y >= size.height }) else { return batch }
         return TouchBatch(time: batch.time, points: batch.points.map { p in
             let onGlass = p.isPointer ? p.location : calibration?.apply(p.location) ?? p.location
             let q = turned ? toScene(onGlass) : onGlass
