@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import Testing
 @testable import Kiosk
 

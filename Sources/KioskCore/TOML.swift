@@ -1,9 +1,3 @@
-import KioskCore
-import KioskRender
-import KioskUI
-import KioskScenes
-import KioskPlatform
-
 /// A TOML 1.0 reader for settings files, written for a kiosk: any bytes in, a document or one
 /// error with its line and column out — never a trap, never a hang, bounded work and memory.
 ///
@@ -15,36 +9,41 @@ import KioskPlatform
 /// Beyond TOML 1.0, as limits: the file must be UTF-8 without NUL (also as `\u0000`), at most
 /// `Limits.maxBytes`, arrays and inline tables nested at most `maxDepth` deep, strings at most
 /// `maxStringBytes` long. A leading byte order mark is skipped (and reported by the caller).
-enum TOML {
-    struct Position: Equatable, Comparable, CustomStringConvertible {
-        var line: Int
-        var column: Int
-        var description: String { "\(line):\(column)" }
-        static func < (a: Position, b: Position) -> Bool { (a.line, a.column) < (b.line, b.column) }
+package enum TOML {
+    package struct Position: Equatable, Comparable, CustomStringConvertible {
+        package var line: Int
+        package var column: Int
+        package var description: String { "\(line):\(column)" }
+        package static func < (a: Position, b: Position) -> Bool { (a.line, a.column) < (b.line, b.column) }
     }
 
-    struct ParseError: Error, Equatable, CustomStringConvertible {
-        var position: Position
-        var message: String
-        var description: String { "\(position): \(message)" }
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package var position: Position
+        package var message: String
+        package var description: String { "\(position): \(message)" }
     }
 
-    struct Limits {
-        var maxBytes = 256 * 1024
-        var maxDepth = 32
-        var maxStringBytes = 64 * 1024
+    package struct Limits {
+        package var maxBytes: Int
+        package var maxDepth: Int
+        package var maxStringBytes: Int
+        package init(maxBytes: Int = 256 * 1024, maxDepth: Int = 32, maxStringBytes: Int = 64 * 1024) {
+            self.maxBytes = maxBytes
+            self.maxDepth = maxDepth
+            self.maxStringBytes = maxStringBytes
+        }
     }
 
     /// A date and/or time as written (offset date-time, local date-time, local date, local time).
-    struct DateTime: Equatable {
-        var year: Int?, month: Int?, day: Int?
-        var hour: Int?, minute: Int?, second: Int?
-        var nanosecond = 0
+    package struct DateTime: Equatable {
+        package var year: Int?, month: Int?, day: Int?
+        package var hour: Int?, minute: Int?, second: Int?
+        package var nanosecond = 0
         /// Minutes east of UTC; nil for local times.
-        var offsetMinutes: Int?
+        package var offsetMinutes: Int?
     }
 
-    indirect enum Value: Equatable {
+    package indirect enum Value: Equatable {
         case string(String)
         case integer(Int64)
         case float(Double)
@@ -53,7 +52,7 @@ enum TOML {
         case array([Node])
         case table(Table)
 
-        static func == (a: Value, b: Value) -> Bool {
+        package static func == (a: Value, b: Value) -> Bool {
             switch (a, b) {
             case let (.string(x), .string(y)): return x == y
             case let (.integer(x), .integer(y)): return x == y
@@ -69,31 +68,31 @@ enum TOML {
 
     /// A value and where it was written: `position` at the value, `keyPosition` at its key (for
     /// a table: at its header, or the first key that made it).
-    struct Node {
-        var value: Value
-        var position: Position
-        var keyPosition: Position
+    package struct Node {
+        package var value: Value
+        package var position: Position
+        package var keyPosition: Position
 
-        var string: String? { if case .string(let s) = value { return s }; return nil }
-        var int: Int? { if case .integer(let i) = value { return Int(exactly: i) }; return nil }
-        var double: Double? { if case .float(let d) = value { return d }; return nil }
-        var bool: Bool? { if case .bool(let b) = value { return b }; return nil }
-        var array: [Node]? { if case .array(let a) = value { return a }; return nil }
-        var table: Table? { if case .table(let t) = value { return t }; return nil }
+        package var string: String? { if case .string(let s) = value { return s }; return nil }
+        package var int: Int? { if case .integer(let i) = value { return Int(exactly: i) }; return nil }
+        package var double: Double? { if case .float(let d) = value { return d }; return nil }
+        package var bool: Bool? { if case .bool(let b) = value { return b }; return nil }
+        package var array: [Node]? { if case .array(let a) = value { return a }; return nil }
+        package var table: Table? { if case .table(let t) = value { return t }; return nil }
     }
 
     /// A table: its keys in the order they were written.
-    final class Table {
-        enum Kind { case root, explicit, implicit, dotted, inline }
-        fileprivate(set) var keys: [String] = []
+    package final class Table {
+        package enum Kind { case root, explicit, implicit, dotted, inline }
+        package fileprivate(set) var keys: [String] = []
         private var entries: [String: Node] = [:]
         fileprivate var kind: Kind
         /// Arrays made by `[[header]]`, the only arrays headers may add to.
         fileprivate var tableArrays: Set<String> = []
 
-        init(kind: Kind) { self.kind = kind }
+        package init(kind: Kind) { self.kind = kind }
 
-        subscript(key: String) -> Node? { entries[key] }
+        package subscript(key: String) -> Node? { entries[key] }
 
         fileprivate func set(_ key: String, _ node: Node) {
             if entries[key] == nil { keys.append(key) }
@@ -111,7 +110,7 @@ enum TOML {
     }
 
     /// Parses a whole document.
-    static func parse(_ bytes: [UInt8], limits: Limits = Limits()) throws(ParseError) -> Table {
+    package static func parse(_ bytes: [UInt8], limits: Limits = Limits()) throws(ParseError) -> Table {
         var p = Parser(bytes: bytes, limits: limits)
         return try p.document()
     }
@@ -878,7 +877,7 @@ private final class PositionIndex {
 
 extension TOML {
     /// `s` as a TOML basic string, quotes and escapes included, that parses back to `s`.
-    static func quoted(_ s: String) -> String {
+    package static func quoted(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
