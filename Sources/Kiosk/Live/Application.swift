@@ -419,6 +419,9 @@ final class Application: WindowDelegate, InputSink {
         if !running.clock.isTrusted && !new.hours.isAlwaysOpen && old?.hours.isAlwaysOpen ?? true {
             log.warning("opening hours: not applied while the system clock is not synchronised: the kiosk stays open (docs/unattended.md, \"The clock\")")
         }
+        if let old, new.maintenanceKeys != old.maintenanceKeys {
+            log.notice("[admin] maintenance_keys is now \(new.maintenanceKeys): F12 \(new.maintenanceKeys ? "shows" : "no longer shows") the frame statistics at once; the system's keys follow at systemctl restart kiosk-keys")
+        }
         if let old {
             Application.configure(running.shell, with: new, overrides: settings.overrides)
             rebuildScenes(new, over: old)
@@ -562,7 +565,8 @@ final class Application: WindowDelegate, InputSink {
         log.debug("key \(key.pressed ? "pressed" : "released"): keysym=0x\(String(key.keysym, radix: 16)) text=\(key.text.debugDescription)\(key.isRepeat ? " (repeat)" : "")")
         guard let stage else { return }
         if key.pressed { metrics.lastInputTime = wallClockNow() }
-        if key.pressed && key.keysym == Stage.statsKeysym {
+        // An operator's key: a visitor's keyboard gets it only for maintenance.
+        if key.pressed && key.keysym == Stage.statsKeysym && settings.current.maintenanceKeys {
             stage.showsStats.toggle()
         } else {
             stage.scene.handle(key)

@@ -262,5 +262,7 @@ extension Settings {
                 r.problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
             }
         },
+        .flag("admin", "maintenance_keys", \.maintenanceKeys, default: "false",
+              doc: "A keyboard at the panel reaches the system and the kiosk's operator keys: SysRq, the power, suspend, hibernate and reboot keys, Ctrl+Alt+Del, other consoles, F12's frame statistics (for maintenance; the system's keys from the next systemctl restart kiosk-keys)."),
     ]
 }

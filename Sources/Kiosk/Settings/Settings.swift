@@ -73,6 +73,8 @@ struct Settings: Equatable {
     var adminCorner: AdminCorner? = .topLeft
     /// Digits asked for before the panel opens; nil: none.
     var adminPIN: String?
+    /// The system's keys and F12 for a keyboard at the panel (kiosk-keys.service reads it too).
+    var maintenanceKeys = false
     /// The settings the file gives, as "section.name" ("shell.rotate"): where the file speaks,
     /// what the setup screen chose does not apply (`SetupChoices`).
     var fileKeys: Set<String> = []
