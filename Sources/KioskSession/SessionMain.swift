@@ -1,3 +1,4 @@
+import CSession
 import KioskCore
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,8 @@ enum SessionMain {
         if options.help { print(SessionOptions.usage); exit(0) }
         if options.version { print(kioskVersion); exit(0) }
         if let on = options.screen { exit(setScreen(on: on, options)) }
+        if let action = options.keys { exit(action == .lock ? lockKeys(options) : unlockKeys()) }
+        if options.audit { exit(Audit().run()) }
         exit(run(options))
     }
 
@@ -40,6 +43,41 @@ enum SessionMain {
             for line in outcome.notUsed { log.notice("screen: not used: \(line)") }
         }
         return 0
+    }
+
+    /// The inhibitor of logind's key handling, held by the unit's main process until it stops.
+    static let inhibitor = ["/usr/bin/systemd-inhibit", "--what=handle-power-key:handle-suspend-key:handle-hibernate-key:handle-reboot-key",
+                            "--mode=block", "--who=Kiosk", "--why=A public panel: its keyboard must not switch it off, suspend or reboot it",
+                            "/usr/bin/sleep", "infinity"]
+
+    /// `--lock-keys`: the locks, said in one line, READY=1, then logind's inhibitor in this
+    /// process's place (with CAP_SYS_BOOT only, what logind asks of it).
+    static func lockKeys(_ o: SessionOptions) -> Int32 {
+        let setting = MaintenanceKeys.allowed(settings: o.settings)
+        if let problem = setting.problem { log.warning("keys: \(problem)") }
+        guard !setting.allowed else {
+            log.notice("keys: not locked: [admin] maintenance_keys = true in \(o.settings) lets a keyboard at the panel reach the system (SysRq, the power key, Ctrl+Alt+Del, other consoles) and the kiosk's F12")
+            notifySystemd("READY=1")
+            return 0
+        }
+        let locked = SystemKeys().lock(log: log) + ["the power, suspend, hibernate and reboot keys (logind)"]
+        log.notice("keys: locked while the kiosk runs: \(locked.joined(separator: ", ")); [admin] maintenance_keys = true in \(o.settings) allows them")
+        notifySystemd("READY=1")
+        if case let r = kiosk_bounding_set_keep_only(22 /* CAP_SYS_BOOT */), r != 0 { log.warning("keys: cannot drop capabilities: \(String(cString: strerror(-r)))") }
+        withCStrings(inhibitor) { argv in _ = execv(inhibitor[0], argv) }
+        failing("keys: cannot run \(inhibitor[0]): \(String(cString: strerror(errno))); the power key still works")
+    }
+
+    /// `--unlock-keys`: what the lock took, given back.
+    static func unlockKeys() -> Int32 {
+        let back = SystemKeys().unlock(log: log)
+        if !back.isEmpty { log.notice("keys: given back as they were: \(back.joined(separator: ", "))") }
+        return 0
+    }
+
+    static func notifySystemd(_ text: String) {
+        guard let socket = getenv("NOTIFY_SOCKET") else { return }
+        _ = text.withCString { kiosk_session_notify_send(socket, $0, strlen($0)) }
     }
 
     /// Chooses the compositor, readies the user's runtime folder and environment, and supervises
@@ -112,31 +150,10 @@ enum SessionMain {
     }
 
     /// What `cage -v` says, or nil when it says nothing readable (then cage counts as 0.1).
-    /// Spawned and reaped here, before the supervisor takes SIGCHLD.
+    /// Run and reaped here, before the supervisor takes SIGCHLD.
     static func cageVersion() -> CageVersion? {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { return nil }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(Compositor.cage.path), strdup("-v"), nil]
-        defer { argv.forEach { free($0) } }
-        var noEnvironment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=\(UserEnvironment.defaultPath)"), nil]
-        defer { noEnvironment.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, Compositor.cage.path, &actions, nil, argv, &noEnvironment) == 0
-        close(pipe[1])
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 256)
-        while spawned, output.count < 4096, case let n = read(pipe[0], &chunk, chunk.count), n > 0 { output += chunk[..<n] }
-        close(pipe[0])
-        var status: Int32 = 0
-        if spawned { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").lazy
-            .compactMap { CageVersion(versionLine: String($0)) }.first
+        guard let (_, text) = programOutput(Compositor.cage.path, ["-v"], limit: 4096) else { return nil }
+        return text.split(separator: "\n").lazy.compactMap { CageVersion(versionLine: String($0)) }.first
     }
 
     /// systemd's `RuntimeDirectory=` (or /run/kiosk) given to the kiosk's user when started as

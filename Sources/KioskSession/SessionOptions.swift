@@ -1,6 +1,8 @@
 /// kiosk-session's command line. Its own few options are read here; every other word goes to
 /// the compositor (`kiosk-session --compositor cage -r` turns cage's output).
 struct SessionOptions: Equatable {
+    enum KeysAction: Equatable { case lock, unlock }
+
     var compositor: Compositor?
     var user = "kiosk"
     var tty = "tty1"
@@ -18,6 +20,11 @@ struct SessionOptions: Equatable {
     /// What the supervisor runs, with "on" or "off", when Kiosk asks for the screen
     /// (default: systemctl start kiosk-screen@on|off.service).
     var screenHelper: String?
+    /// `--lock-keys`, `--unlock-keys` (kiosk-keys.service) and `--audit` (`kiosk audit`).
+    var keys: KeysAction?
+    var audit = false
+    /// The settings file `--lock-keys` reads `[admin] maintenance_keys` from.
+    var settings = "/etc/kiosk/kiosk.toml"
     var help = false
     var version = false
 
@@ -42,6 +49,17 @@ struct SessionOptions: Equatable {
         turns the screen on or off by every means the panel has: the backlight, a monitor's
         DDC/CI, a TV's HDMI-CEC (kiosk-screen@.service runs it). --ddc and --cec name the devices
         to use instead of those found (the connected displays' DDC buses, every /dev/cec*).
+
+        kiosk-session --lock-keys [--settings FILE] | --unlock-keys
+        takes from a keyboard at the panel what reaches the system (SysRq, the power, suspend,
+        hibernate and reboot keys, Ctrl+Alt+Del, other consoles, the console's text) and holds
+        logind's key inhibitor; --unlock-keys gives it all back as it was (kiosk-keys.service
+        runs both). [admin] maintenance_keys = true in FILE (default /etc/kiosk/kiosk.toml)
+        leaves the keys as they are.
+
+        kiosk-session --audit
+        one line per way a person at the panel could get past the kiosk, OK or RISK with the
+        fix; exits 1 when anything is at risk (`kiosk audit` runs it).
         """
 
     /// The options, or a one-line reason the command line is wrong.
@@ -54,6 +72,9 @@ struct SessionOptions: Equatable {
                 switch word {
                 case "--help", "-h": o.help = true
                 case "--version": o.version = true
+                case "--lock-keys": o.keys = .lock
+                case "--unlock-keys": o.keys = .unlock
+                case "--audit": o.audit = true
                 default: o.compositorOptions.append(word)
                 }
                 continue
@@ -75,6 +96,7 @@ struct SessionOptions: Equatable {
             case "--ddc": o.ddcDevices = (o.ddcDevices ?? []) + [value]
             case "--cec": o.cecDevices = (o.cecDevices ?? []) + [value]
             case "--screen-helper": o.screenHelper = value
+            case "--settings": o.settings = value
             default: o.kiosk = value
             }
         }
@@ -82,7 +104,7 @@ struct SessionOptions: Equatable {
     }
 
     private static let valued: Set = ["--compositor", "--user", "--tty", "--pam-service", "--kiosk",
-                                      "--screen", "--ddc", "--cec", "--screen-helper"]
+                                      "--screen", "--ddc", "--cec", "--screen-helper", "--settings"]
 
     private static func split(_ word: String) -> (String, String?) {
         guard word.hasPrefix("--"), let eq = word.firstIndex(of: "=") else { return (word, nil) }

@@ -315,11 +315,11 @@ final class SessionSupervisor {
 }
 
 // The wait-status macros of <sys/wait.h>, which Swift does not import.
-private func wifexited(_ s: Int32) -> Bool { s & 0x7f == 0 }
-private func wexitstatus(_ s: Int32) -> Int32 { (s >> 8) & 0xff }
-private func wtermsig(_ s: Int32) -> Int32 { s & 0x7f }
+func wifexited(_ s: Int32) -> Bool { s & 0x7f == 0 }
+func wexitstatus(_ s: Int32) -> Int32 { (s >> 8) & 0xff }
+func wtermsig(_ s: Int32) -> Int32 { s & 0x7f }
 
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
     var pointers = strings.map { strdup($0) } + [nil]
     defer { for p in pointers { free(p) } }
     return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }

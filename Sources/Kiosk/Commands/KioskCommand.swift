@@ -15,7 +15,7 @@ struct KioskCommand: ParsableCommand {
         commandName: "kiosk",
         abstract: "A fullscreen touchscreen kiosk for Wayland.",
         version: kioskVersion,
-        subcommands: [Run.self, Snapshot.self, Screenshot.self, Bench.self, CheckConfig.self, Texts.self, Icon.self, Session.self],
+        subcommands: [Run.self, Snapshot.self, Screenshot.self, Bench.self, CheckConfig.self, Texts.self, Icon.self, Session.self, Audit.self],
         defaultSubcommand: Run.self
     )
 

@@ -63,4 +63,18 @@ int kiosk_ddc_set_vcp(const char *device, uint8_t feature, uint16_t value);
  * on the connector; EHOSTUNREACH: no TV acknowledged). */
 int kiosk_cec_set_tv_power(const char *device, int on, uint16_t *physical_address);
 
+/* The console's keymap (the kernel's translation of keys on a text console): entry `index` of
+ * modifier table `table`, as KDGKBENT/KDSKBENT give it (K(type, value)); 0 or -errno. */
+int kiosk_console_keymap_get(int fd, uint8_t table, uint8_t index, uint16_t *value);
+int kiosk_console_keymap_set(int fd, uint8_t table, uint8_t index, uint16_t value);
+/* VT_LOCKSWITCH (locked) or VT_UNLOCKSWITCH: whether any console switch happens at all, by key
+ * or by ioctl; needs CAP_SYS_TTY_CONFIG. 0 or -errno. */
+int kiosk_console_lock_switching(int fd, int locked);
+/* The number of the console on screen (1…), or -errno. */
+int kiosk_console_active(int fd);
+
+/* Drops every capability but `capability` from the bounding set: what this process execs next
+ * (root's programs too) has at most that one; 0 or -errno. */
+int kiosk_bounding_set_keep_only(int capability);
+
 #endif
