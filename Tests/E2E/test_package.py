@@ -28,6 +28,7 @@ EXPECTED = {
     "/lib/systemd/system/kiosk.service": "-rw-r--r--",
     "/lib/systemd/system/kiosk-weston.service": "-rw-r--r--",
     "/lib/systemd/system/kiosk-screen@.service": "-rw-r--r--",
+    "/lib/systemd/system/kiosk-keys.service": "-rw-r--r--",
     "/usr/lib/modules-load.d/kiosk.conf": "-rw-r--r--",
     "/usr/lib/tmpfiles.d/kiosk.conf": "-rw-r--r--",
     "/usr/share/kiosk/cursor-theme/default/cursors/kiosk-hidden": "-rw-r--r--",
@@ -148,7 +149,7 @@ def installed():
 
 def test_installed_units_verify_and_ship_disabled(installed):
     r = run("systemd-analyze", "verify", "/lib/systemd/system/kiosk.service", "/lib/systemd/system/kiosk-weston.service",
-            "/lib/systemd/system/kiosk-screen@off.service")
+            "/lib/systemd/system/kiosk-screen@off.service", "/lib/systemd/system/kiosk-keys.service")
     assert r.returncode == 0 and r.stderr.strip() == "", r.stderr
     for unit in ("kiosk", "kiosk-weston"):
         assert run("systemctl", "is-enabled", unit).stdout.strip() == "disabled"

@@ -97,6 +97,68 @@ def assert_the_session_is_asked_and_says_why_the_panel_stays_lit(gpu, state):
     assert gpu.vm.out("systemctl show -p Result --value kiosk-screen@off kiosk-screen@on").split() == ["success", "success"]
 
 
+# What a keyboard plugged into a public panel could send to reach past the kiosk, in the order
+# that matters most in the seconds after a crash (the console reads the keyboard then).
+SYSTEM_KEYS = [("ctrl", "alt", "delete"), ("alt", "f2"), ("alt", "sysrq", "b"), ("alt", "sysrq", "s"),
+               ("power",), ("sleep",), ("ctrl", "alt", "f2")]
+
+
+def lit_share(img):
+    grey = img.convert("L")
+    return sum(grey.point(lambda v: 255 if v > 16 else 0).histogram()[255:]) / (grey.width * grey.height)
+
+
+def last_keys_line(panel):
+    """kiosk-keys.service's latest word: what it locked, or gave back."""
+    lines = panel.vm.out("journalctl -b -u kiosk-keys -o cat --no-pager", check=False).splitlines()
+    return next((l for l in reversed(lines) if l.startswith("kiosk: keys:")), "(nothing)")
+
+
+def assert_the_keys_reached_nothing(panel, boot_id, since, what):
+    """The machine stayed up, SysRq did nothing, no other console is on screen or has a login
+    prompt, and the kernel printed nothing on the panel's console."""
+    assert panel.vm.call("ping")["boot_id"] == boot_id, f"{what}: the machine rebooted"
+    kernel = panel.vm.out(f"journalctl -k -b --since @{since} -o cat --no-pager", check=False)
+    assert "sysrq" not in kernel.lower(), f"{what}: SysRq reached the kernel: {kernel}"
+    assert panel.vm.out("cat /sys/class/tty/tty0/active") == "tty1", f"{what}: another console is on screen"
+    gettys = panel.vm.out("systemctl list-units --plain --no-legend 'getty@*' 'autovt@*' --state=active", check=False)
+    assert "tty2" not in gettys, f"{what}: a login prompt on tty2: {gettys}"
+    logind = panel.vm.out(f"journalctl -b -u systemd-logind --since @{since} -o cat --no-pager", check=False)
+    record(f"{what}: logind", "; ".join(l for l in logind.splitlines() if "key" in l.lower()) or "(nothing)")
+    assert not re.search(r"Powering off|Suspending|Rebooting|system is", logind), logind
+
+
+def assert_the_panels_keyboard_reaches_only_the_kiosk(panel, unit, compositor, label):
+    """The system's keys pressed on the machine's keyboard while `compositor` runs, then again
+    right after it was killed (kill -9, as a crash), before the kiosk is back."""
+    boot_id = panel.vm.call("ping")["boot_id"]
+    since = panel.vm.out("date +%s")
+    before = panel.screen(f"{label}-before-keys")
+    for keys in SYSTEM_KEYS:
+        panel.vm.press(*keys)
+    time.sleep(3)
+    assert_the_keys_reached_nothing(panel, boot_id, since, f"{label}: the system's keys while {compositor} runs")
+    assert panel.active(unit)
+    assert differing(panel.screen(f"{label}-after-keys"), before)[0] < 0.01, "the kiosk left the screen"
+
+    old = panel.kiosk_pid()
+    pid = panel.vm.out(f"pgrep -x {compositor} | head -1")
+    since = panel.vm.out("date +%s")
+    panel.vm.run(f"kill -9 {pid}")
+    wait_for(f"{compositor} gone", lambda: pid not in panel.vm.out(f"pgrep -x {compositor} || true").split(), timeout=10)
+    for keys in SYSTEM_KEYS:
+        panel.vm.press(*keys)
+    gap = panel.screen(f"{label}-gap")
+    in_gap = panel.vm.out(f"pgrep -x {compositor} || true") == ""
+    record(f"{label}: the system's keys after kill -9 of {compositor}", "all in the gap" if in_gap else "the gap ended before the last")
+    # Between the crash and the restart: the console, cleared, no cursor, no text.
+    assert lit_share(gap) < 0.001 or not in_gap, f"the console shows something ({lit_share(gap):.2%} lit)"
+    panel.wait_kiosk(unit=unit, other_than=old, timeout=120)
+    time.sleep(3)
+    assert_the_keys_reached_nothing(panel, boot_id, since, f"{label}: the system's keys after kill -9 of {compositor}")
+    assert differing(panel.screen(f"{label}-back"), before)[0] < 0.01, "the kiosk is not back on screen"
+
+
 class TestPanelWithGPU:
     """virtio-gpu, 1280×800, a PS/2 mouse plugged in: cage through seatd."""
 
@@ -114,7 +176,7 @@ class TestPanelWithGPU:
         assert gpu.journal("-p", "warning") == "", "nothing needs attention on a good start"
 
     def test_both_units_are_confined(self, gpu):
-        for unit in ("kiosk", "kiosk-weston", "kiosk-screen@off"):
+        for unit in ("kiosk", "kiosk-weston", "kiosk-screen@off", "kiosk-keys"):
             out = gpu.vm.out(f"systemd-analyze security {unit}.service --no-pager", check=False)
             score = float(re.search(r"Overall exposure level for \S+: ([\d.]+)", out).group(1))
             record(f"gpu: systemd-analyze security {unit}.service", f"{score}")
@@ -129,6 +191,62 @@ class TestPanelWithGPU:
         """A fresh kiosk shows the setup screen, its touch check first."""
         gpu.mm = gpu.edid_mm()
         assert_snapshot(gpu, gpu.screen("first"), "setup", "the first screen", mm=gpu.mm)
+
+    def test_a_keyboard_at_the_panel_reaches_only_the_kiosk(self, gpu):
+        """The README's kiosk locks the system's keys at start and says which (Debian's own
+        kernel.sysrq is 438: sync, remount, reboot and power-off)."""
+        keys = last_keys_line(gpu)
+        assert keys.startswith("kiosk: keys: locked while the kiosk runs: SysRq (kernel.sysrq was 438), Ctrl+Alt+Del"), keys
+        record("gpu: kiosk-keys at start", keys)
+        assert gpu.vm.out("cat /proc/sys/kernel/sysrq") == "0"
+        assert re.search(r"handle-power-key:handle-suspend-key:handle-hibernate-key:handle-reboot-key", gpu.vm.out("systemd-inhibit --list --no-pager"))
+        assert_the_panels_keyboard_reaches_only_the_kiosk(gpu, "kiosk", "cage", "gpu: cage")
+
+    def test_stopping_gives_the_keys_back_and_maintenance_keys_opens_them(self, gpu):
+        gpu.vm.run("systemctl stop kiosk", timeout=60)
+        try:
+            # The lock stops once no kiosk unit wants it, just after the kiosk.
+            wait_for("kiosk-keys stopped", lambda: gpu.unit("ActiveState", "kiosk-keys") == "inactive", timeout=20)
+            assert gpu.vm.out("cat /proc/sys/kernel/sysrq") == "438", "kernel.sysrq not given back"
+            record("gpu: systemctl stop kiosk → kiosk-keys", last_keys_line(gpu))
+            assert "handle-power-key" not in gpu.vm.out("systemd-inhibit --list --no-pager")
+            audit = gpu.vm.out("kiosk audit", check=False)
+            assert "RISK  Ctrl+Alt+Del: Ctrl+Alt+Del reboots the panel" in audit and "RISK  SysRq: kernel.sysrq = 438" in audit, audit
+            gpu.vm.run("cp /etc/kiosk/kiosk.toml /tmp/kiosk.toml.keys && "
+                       "sed -i 's/^# maintenance_keys = false/maintenance_keys = true/' /etc/kiosk/kiosk.toml")
+        finally:
+            gpu.vm.run("systemctl start kiosk", timeout=180)
+        gpu.wait_kiosk()
+        try:
+            assert last_keys_line(gpu).startswith("kiosk: keys: not locked: [admin] maintenance_keys = true")
+            since = gpu.vm.out("date +%s")
+            gpu.vm.press("alt", "sysrq", "s")  # Emergency Sync: the one harmless system request
+            wait_for("SysRq with maintenance keys", lambda: "Emergency Sync" in gpu.vm.out(
+                f"journalctl -k -b --since @{since} -o cat --no-pager", check=False), timeout=20)
+        finally:
+            gpu.vm.run("cp /tmp/kiosk.toml.keys /etc/kiosk/kiosk.toml && systemctl restart kiosk-keys")
+        assert gpu.vm.out("cat /proc/sys/kernel/sysrq") == "0"
+        assert gpu.active() and "handle-power-key" in gpu.vm.out("systemd-inhibit --list --no-pager")
+
+    def test_kiosk_audit_says_what_is_open_and_passes_once_the_operators_part_is_done(self, gpu):
+        r = gpu.admin("sudo kiosk audit")
+        for line in r["out"].splitlines():
+            record("gpu: kiosk audit (the README's panel)", line)
+        assert r["rc"] == 1, r["out"] + r["err"]
+        lines = {l.split(":")[0].split(None, 1)[1]: l.split(None, 1)[0] for l in r["out"].splitlines() if l.startswith(("OK", "RISK"))}
+        # The test image logs root in on its serial line and leaves the watchdog off: the operator's part.
+        assert lines == {"SysRq": "OK", "system keys": "OK", "Ctrl+Alt+Del": "OK", "consoles": "OK", "serial console": "RISK",
+                         "SSH": "OK", "USB storage": "OK", "watchdog": "RISK", "kiosk.service": "OK", "kiosk-weston.service": "OK",
+                         "kiosk-keys.service": "OK", "kiosk-screen@off.service": "OK"}, r["out"]
+        # docs/deploying.md's steps for them.
+        gpu.vm.run("systemctl mask --now serial-getty@ttyS0.service && mkdir -p /etc/systemd/system.conf.d && "
+                   "printf '[Manager]\nRuntimeWatchdogSec=30\n' > /etc/systemd/system.conf.d/kiosk.conf && systemctl daemon-reexec")
+        try:
+            r = gpu.admin("sudo kiosk audit")
+            assert r["rc"] == 0 and r["out"].splitlines()[-1] == "nothing at risk", r["out"] + r["err"]
+            record("gpu: kiosk audit after deploying.md's steps", next(l for l in r["out"].splitlines() if "watchdog" in l))
+        finally:
+            gpu.vm.run("rm /etc/systemd/system.conf.d/kiosk.conf && systemctl unmask serial-getty@ttyS0.service && systemctl daemon-reexec")
 
     def test_no_cursor_arrow_when_a_mouse_is_plugged_in(self, gpu):
         # The machine booted with a PS/2 mouse; cage sets its arrow (mid-screen) when a pointer
@@ -490,6 +608,10 @@ class TestPanelWithGPU:
         assert r["rc"] == 0, r["out"] + r["err"]
         assert gpu.active("kiosk-weston") and gpu.unit("StatusText", "kiosk-weston") == "showing tiles"
         wait_for("the tiles under weston", lambda: differing(gpu.screen("weston"), gpu.snapshot("tiles", mm=gpu.mm))[0] < 0.002, timeout=20)
+
+    def test_a_keyboard_at_the_panel_reaches_only_the_kiosk_under_weston(self, gpu):
+        assert last_keys_line(gpu).startswith("kiosk: keys: locked while the kiosk runs")
+        assert_the_panels_keyboard_reaches_only_the_kiosk(gpu, "kiosk-weston", "weston", "gpu: weston")
 
     def test_closing_under_weston_asks_the_session(self, gpu):
         """weston offers no output protocol on either release: at closing the kiosk, in weston's

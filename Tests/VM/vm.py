@@ -261,6 +261,13 @@ class VM:
         self._qmp("screendump", filename=str(path), format="png")
         return Image.open(path).convert("RGB")
 
+    def press(self, *keys, hold=0.15):
+        """Keys pressed together on the machine's own keyboard (PS/2 on the PC, as a USB keyboard
+        plugged into a panel reaches the kernel's input layer), QEMU's key codes: "alt", "sysrq",
+        "ctrl", "delete", "f2", "power"…; released after `hold` seconds."""
+        self._qmp("send-key", keys=[{"type": "qcode", "data": k} for k in keys], **{"hold-time": int(hold * 1000)})
+        time.sleep(hold + 0.2)
+
     # -- the agent -------------------------------------------------------------------------
 
     def _agent_line(self, deadline):
