@@ -67,9 +67,11 @@ enum AuditRules {
                          fix: "vt-switching=false under [keyboard] in /etc/kiosk/weston.ini (as the package ships it)")
         }
         if switchingLocked { return .ok("consoles", "switching to another console is locked while the kiosk runs: no login prompt is reachable") }
-        let prompts = loginConsoles + ((autoVTs ?? 0) > 0 ? ["\(autoVTs!) more that logind starts when switched to"] : [])
+        var prompts: [String] = []
+        if !loginConsoles.isEmpty { prompts.append("a login prompt runs on \(loginConsoles.joined(separator: ", "))") }
+        if let n = autoVTs, n > 0 { prompts.append("logind starts one on each of \(n) consoles switched to") }
         guard prompts.isEmpty else {
-            return .risk("consoles", "a login prompt on \(prompts.joined(separator: ", ")) (Alt+F2 while no compositor runs)",
+            return .risk("consoles", "\(prompts.joined(separator: "; ")) (Alt+F2 while no compositor runs)",
                          fix: "enable the kiosk (it locks console switching while it runs), or NAutoVTs=0 in /etc/systemd/logind.conf.d/kiosk.conf and systemctl mask getty@tty2.service…")
         }
         return .ok("consoles", "no login prompt on another console")

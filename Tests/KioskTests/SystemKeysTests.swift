@@ -124,7 +124,7 @@ import Testing
     @Test func consolesAreOKLockedOrWithoutPrompts() {
         #expect(AuditRules.consoles(switchingLocked: true, autoVTs: 6, loginConsoles: ["tty2"], westonSwitches: false).ok)
         let open = AuditRules.consoles(switchingLocked: false, autoVTs: 6, loginConsoles: ["tty2"], westonSwitches: false)
-        #expect(!open.ok && open.finding == "a login prompt on tty2, 6 more that logind starts when switched to (Alt+F2 while no compositor runs)")
+        #expect(!open.ok && open.finding == "a login prompt runs on tty2; logind starts one on each of 6 consoles switched to (Alt+F2 while no compositor runs)")
         #expect(AuditRules.consoles(switchingLocked: false, autoVTs: 0, loginConsoles: [], westonSwitches: false).ok)
         #expect(!AuditRules.consoles(switchingLocked: false, autoVTs: 0, loginConsoles: [], westonSwitches: true).ok)
     }
