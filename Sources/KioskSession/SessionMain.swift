@@ -88,6 +88,8 @@ enum SessionMain {
         let choice = chooseOnceTheDisplayIsThere(requested: o.compositor, installed: installed, cageVersion: cage)
         log.notice("session: running \(choice.compositor.rawValue): \(choice.reason)")
         if let w = choice.warning { log.warning("session: \(w)") }
+        // A compositor told to run headless (the tests) needs no input device.
+        if getenv("WLR_BACKENDS") == nil { waitForAnInputDevice(choice.compositor) }
 
         let asRoot = geteuid() == 0
         guard let pw = (asRoot ? getpwnam(o.user) : getpwuid(geteuid()))?.pointee else {
@@ -147,6 +149,25 @@ enum SessionMain {
             case .failure(let e): failing("session: \(e)")
             }
         }
+    }
+
+    /// cage and weston end at once without an input device, and at boot a touchscreen may still
+    /// be udev's for a while after the display is there: the start waits for one as long as for
+    /// the display, so a slow boot logs no error; then it goes on as before (and systemd retries).
+    static func waitForAnInputDevice(_ compositor: Compositor, paths: InputDevices.Paths = .init()) {
+        guard InputDevices.initialised(paths).isEmpty else { return }
+        log.notice("session: waiting up to \(displayWait / 1_000_000_000) s for an input device (a touchscreen, a keyboard): \(compositor.rawValue) does not start without one")
+        let start = MonotonicClock.nanoseconds()
+        while MonotonicClock.nanoseconds() - start < displayWait {
+            usleep(200_000)
+            let found = InputDevices.initialised(paths)
+            if !found.isEmpty {
+                let tenths = (MonotonicClock.nanoseconds() - start) / 100_000_000
+                log.notice("session: an input device is there after \(tenths / 10).\(tenths % 10) s (\(found.joined(separator: ", ")))")
+                return
+            }
+        }
+        log.notice("session: still no input device: starting \(compositor.rawValue) all the same")
     }
 
     /// What `cage -v` says, or nil when it says nothing readable (then cage counts as 0.1).

@@ -155,3 +155,21 @@ import Testing
         #expect(!AuditRules.exposure(unit: "kiosk.service", score: nil).ok)
     }
 }
+
+@Suite struct InputDeviceTests {
+    /// Only what udev has finished with counts: libinput skips the rest, and cage would exit.
+    @Test func onlyDevicesUdevHasFinishedWithCount() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("input-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let paths = InputDevices.Paths(classes: dir + "/class", udevData: dir + "/udev")
+        for (name, number) in [("event0", "13:64"), ("event1", "13:65"), ("mouse0", "13:32")] {
+            try FileManager.default.createDirectory(atPath: "\(paths.classes)/\(name)", withIntermediateDirectories: true)
+            try "\(number)\n".write(toFile: "\(paths.classes)/\(name)/dev", atomically: true, encoding: .utf8)
+        }
+        try FileManager.default.createDirectory(atPath: paths.udevData, withIntermediateDirectories: true)
+        #expect(InputDevices.initialised(paths).isEmpty, "nothing in udev's database yet")
+        try "I:123\nE:ID_INPUT=1\nE:ID_INPUT_TOUCHSCREEN=1\n".write(toFile: paths.udevData + "/c13:65", atomically: true, encoding: .utf8)
+        try "I:124\n".write(toFile: paths.udevData + "/c13:64", atomically: true, encoding: .utf8)
+        #expect(InputDevices.initialised(paths) == ["event1"])
+    }
+}
