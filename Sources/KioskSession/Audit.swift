@@ -158,12 +158,11 @@ struct Audit {
         let lock = readKernelFile(keys.saved).flatMap(SavedConsole.init(text:))
         var lines = [
             AuditRules.sysrq(readKernelFile(keys.sysrq).flatMap { Int(trimmed($0)) }, lockedByKiosk: lock != nil),
-            AuditRules.systemKeys(actions: logindKeyActions(), blocked: Set(property("org.freedesktop.login1", "/org/freedesktop/login1",
-                                                                                     "org.freedesktop.login1.Manager", "BlockInhibited")?.split(separator: ":").map(String.init) ?? [])),
+            AuditRules.systemKeys(actions: logindKeyActions(), blocked: Set(logind("BlockInhibited")?.split(separator: ":").map(String.init) ?? [])),
             AuditRules.ctrlAltDel(onKeymap: bootOnKeymap(), targetMasked: unitProperty("ctrl-alt-del.target", "LoadState") == "masked",
-                                  burstAction: property("org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "CtrlAltDelBurstAction")),
+                                  burstAction: systemd("CtrlAltDelBurstAction")),
             AuditRules.consoles(switchingLocked: lock?.switchingLocked == true,
-                                autoVTs: property("org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "NAutoVTs").flatMap { Int($0) },
+                                autoVTs: logind("NAutoVTs").flatMap { Int($0) },
                                 loginConsoles: activeUnits(["getty@*", "autovt@*"]).filter { $0 != "getty@tty1.service" && $0 != "autovt@tty1.service" }
                                     .map { String($0.split(separator: "@").last!.split(separator: ".").first!) },
                                 westonSwitches: westonSwitchesConsoles()),
@@ -175,8 +174,7 @@ struct Audit {
                                     let identity = readKernelFile("/sys/class/watchdog/\(name)/identity").map(trimmed) ?? ""
                                     return identity.isEmpty ? "/dev/\(name)" : "/dev/\(name) (\(identity))"
                                 },
-                                runtimeSeconds: property("org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-                                                         "RuntimeWatchdogUSec").flatMap { Double($0) }.map { $0 / 1_000_000 }),
+                                runtimeSeconds: systemd("RuntimeWatchdogUSec").flatMap { Double($0) }.map { $0 / 1_000_000 }),
         ]
         let scores = exposures()
         lines += Self.units.map { AuditRules.exposure(unit: $0, score: scores[$0]) }
@@ -194,10 +192,18 @@ struct Audit {
         return words[1]
     }
 
+    private func logind(_ name: String) -> String? {
+        property("org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", name)
+    }
+
+    private func systemd(_ name: String) -> String? {
+        property("org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", name)
+    }
+
     private func logindKeyActions() -> [String: String]? {
         var actions: [String: String] = [:]
         for (setting, _, _) in AuditRules.systemKeys {
-            actions[setting] = property("org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", setting)
+            actions[setting] = logind(setting)
         }
         return actions.isEmpty ? nil : actions
     }
@@ -239,7 +245,7 @@ struct Audit {
     }
 
     private func sshdConfig() -> [String: String]? {
-        guard activeUnits(["ssh.service", "sshd.service", "ssh.socket"]).isEmpty == false || unitProperty("ssh.socket", "ActiveState") == "active",
+        guard !activeUnits(["ssh.service", "sshd.service"]).isEmpty || unitProperty("ssh.socket", "ActiveState") == "active",
               let (status, text) = programOutput("/usr/sbin/sshd", ["-T"]), status == 0 else { return nil }
         var config: [String: String] = [:]
         for line in text.split(separator: "\n") {

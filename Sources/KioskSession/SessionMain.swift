@@ -139,8 +139,7 @@ enum SessionMain {
         while true {
             switch CompositorChoice.choose(requested: requested, cards: DisplayCards.present(), installed: installed, cageVersion: cageVersion) {
             case .success(let c):
-                let tenths = (MonotonicClock.nanoseconds() - start) / 100_000_000
-                if waiting { log.notice("session: the display device is there after \(tenths / 10).\(tenths % 10) s") }
+                if waiting { log.notice("session: the display device is there after \(secondsSince(start)) s") }
                 return c
             case .failure(let e) where e.displayMayComeYet && MonotonicClock.nanoseconds() - start < displayWait:
                 if !waiting { log.notice("session: waiting up to \(displayWait / 1_000_000_000) s for the display's driver: \(e)") }
@@ -149,6 +148,12 @@ enum SessionMain {
             case .failure(let e): failing("session: \(e)")
             }
         }
+    }
+
+    /// Seconds since the monotonic `start` (nanoseconds), to a tenth: "3.5".
+    static func secondsSince(_ start: UInt64) -> String {
+        let tenths = (MonotonicClock.nanoseconds() - start) / 100_000_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// cage and weston end at once without an input device, and at boot a touchscreen may still
@@ -162,8 +167,7 @@ enum SessionMain {
             usleep(200_000)
             let found = InputDevices.initialised(paths)
             if !found.isEmpty {
-                let tenths = (MonotonicClock.nanoseconds() - start) / 100_000_000
-                log.notice("session: an input device is there after \(tenths / 10).\(tenths % 10) s (\(found.joined(separator: ", ")))")
+                log.notice("session: an input device is there after \(secondsSince(start)) s (\(found.joined(separator: ", ")))")
                 return
             }
         }

@@ -45,6 +45,9 @@ struct SystemKeys {
             locked.append("Ctrl+Alt+Del and the console's own keys (\(saved.keymap.count - failed) keymap entries: console switching, scrollback, register dumps)")
             if case let r = kiosk_console_lock_switching(console, 1), r != 0 {
                 log.warning("keys: console switching stays possible: VT_LOCKSWITCH: \(String(cString: strerror(-r)))")
+                // The audit reads the record: it must not call the consoles locked.
+                saved.switchingLocked = false
+                _ = write(saved.text, atomicallyTo: paths.saved, log: log)
             } else {
                 locked.append("switching to another console")
             }

@@ -24,12 +24,6 @@ int kiosk_console_lock_switching(int fd, int locked) {
     return ioctl(fd, locked ? VT_LOCKSWITCH : VT_UNLOCKSWITCH, 0) < 0 ? -errno : 0;
 }
 
-int kiosk_console_active(int fd) {
-    struct vt_stat state;
-    if (ioctl(fd, VT_GETSTATE, &state) < 0) return -errno;
-    return state.v_active;
-}
-
 /* ---- Capabilities ---------------------------------------------------------------------------- */
 #include <sys/prctl.h>
 #include <linux/capability.h>

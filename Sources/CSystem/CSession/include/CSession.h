@@ -70,8 +70,6 @@ int kiosk_console_keymap_set(int fd, uint8_t table, uint8_t index, uint16_t valu
 /* VT_LOCKSWITCH (locked) or VT_UNLOCKSWITCH: whether any console switch happens at all, by key
  * or by ioctl; needs CAP_SYS_TTY_CONFIG. 0 or -errno. */
 int kiosk_console_lock_switching(int fd, int locked);
-/* The number of the console on screen (1…), or -errno. */
-int kiosk_console_active(int fd);
 
 /* Drops every capability but `capability` from the bounding set: what this process execs next
  * (root's programs too) has at most that one; 0 or -errno. */
