@@ -44,6 +44,7 @@ SLACK = float(os.environ.get("KIOSK_TEST_SLACK", "3"))
 
 
 def wait_until(predicate, timeout=5.0, interval=0.02, what="condition"):
+    """`what` may be a function: then it says, at the timeout, what the log holds by then."""
     timeout *= SLACK
     deadline = time.monotonic() + timeout
     while True:
@@ -51,7 +52,7 @@ def wait_until(predicate, timeout=5.0, interval=0.02, what="condition"):
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+            raise AssertionError(f"timed out after {timeout}s waiting for {what() if callable(what) else what}")
         time.sleep(interval)
 
 

@@ -202,7 +202,7 @@ def test_the_installed_weston_setup_starts_kiosk_and_quits_with_it(installed, tm
     w = Weston(config="/etc/kiosk/weston.ini",
                extra_env={"NOTIFY_SOCKET": n.path, "WATCHDOG_USEC": "1000000", "XDG_STATE_HOME": str(tmp_path)})
     try:
-        wait_until(lambda: n.times("READY=1"), timeout=10, what=f"READY=1 from Kiosk under weston:\n{w.log.read_text()}")
+        wait_until(lambda: n.times("READY=1"), timeout=10, what=lambda: f"READY=1 from Kiosk under weston:\n{w.log.read_text()}")
         assert any("STATUS=setting up the panel" in m for _, m in n.poll())  # a fresh kiosk: the setup
         time.sleep(1.6)
         assert len(n.times("WATCHDOG=1")) >= 2, "Kiosk must ping through weston's environment"

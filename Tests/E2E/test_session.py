@@ -100,7 +100,7 @@ def ready(session):
     """A session whose Kiosk is on screen."""
     def start(*args, **kw):
         s = session(*args, **kw)
-        wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=f"READY=1 relayed:\n{s.log.read_text()}")
+        wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=lambda: f"READY=1 relayed:\n{s.log.read_text()}")
         return s
     return start
 
@@ -114,7 +114,7 @@ def kiosk_pid(s):
 
 def test_kiosk_on_screen_reaches_systemd_through_the_session(session):
     s = session()
-    wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=f"READY=1 relayed:\n{s.log.read_text()}")
+    wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=lambda: f"READY=1 relayed:\n{s.log.read_text()}")
     messages = [m for _, m in s.notify.poll()]
     assert messages[0] == "STATUS=starting cage"
     assert any("STATUS=setting up the panel" in m for m in messages)  # a fresh kiosk
@@ -246,7 +246,7 @@ def test_the_kiosk_user_cannot_speak_for_the_service(ready):
     said = [m for _, m in s.notify.poll()]
     assert not [m for m in said if any(f"{name}=" in m for name in refused)], said
     wait_until(lambda: sum("session: ignored" in l for l in s.lines()) == len(refused), timeout=5,
-               what=f"each refused field named once:\n{s.log.read_text()}")
+               what=lambda: f"each refused field named once:\n{s.log.read_text()}")
     for name in refused:
         assert [l for l in s.lines() if f"ignored {name}= from uid {uid}" in l], name
     # Still the kiosk's: its pings pass and stopping works.
@@ -307,7 +307,7 @@ def test_groups_a_pam_module_adds_are_kept(ready, pam_session):
     s.proc.send_signal(signal.SIGTERM)
     assert s.proc.wait(timeout=15) == 0
     wait_until(lambda: record.read_text().split() == ["open_session", "close_session"], timeout=5,
-               what=f"the session closed: {record.read_text()}")
+               what=lambda: f"the session closed: {record.read_text()}")
 
 
 def test_a_stop_while_the_session_opens_still_closes_it(session, pam_session):
@@ -318,7 +318,7 @@ def test_a_stop_while_the_session_opens_still_closes_it(session, pam_session):
     keeper = int(Path(f"/proc/{s.proc.pid}/task/{s.proc.pid}/children").read_text().split()[0])
     os.kill(keeper, signal.SIGTERM)  # as its death signal does when the supervisor is killed
     wait_until(lambda: "close_session" in record.read_text(), timeout=15,
-               what=f"the session closed after a SIGTERM while it opened: {record.read_text()}\n{s.log.read_text()}")
+               what=lambda: f"the session closed after a SIGTERM while it opened: {record.read_text()}\n{s.log.read_text()}")
     s.proc.wait(timeout=15)
     assert s.user_processes() == []
 
@@ -348,9 +348,9 @@ def test_closing_time_asks_the_session_to_turn_the_screen_off_where_cage_cannot(
     wrapper.write_text(f"#!/bin/sh\nexec {kiosk_binary()} --config {config} --scene tiles\n")
     wrapper.chmod(0o755)
     s = session("--kiosk", str(wrapper), "--screen-helper", str(helper))
-    wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=f"READY=1 relayed:\n{s.log.read_text()}")
+    wait_until(lambda: s.notify.times("READY=1"), timeout=10, what=lambda: f"READY=1 relayed:\n{s.log.read_text()}")
     wait_until(lambda: any("turning the screen off (kiosk-session)" in l for l in s.lines()), timeout=10,
-               what=f"the kiosk's request:\n{s.log.read_text()}")
+               what=lambda: f"the kiosk's request:\n{s.log.read_text()}")
     assert any("screen power: by kiosk-session (the backlight, a monitor's DDC/CI or a TV's HDMI-CEC" in l for l in s.lines())
     wait_until(lambda: calls.exists() and calls.read_text() == "off 0\n", timeout=5, what="the helper run as root with off")
     assert not any("KIOSK_SCREEN" in m for _, m in s.notify.poll()), "the session's own field reached systemd"
@@ -388,7 +388,7 @@ def test_a_session_not_run_as_root_leaves_the_screen_lit_and_says_why():
                             stdout=subprocess.DEVNULL, stderr=open(log, "w"))
     try:
         wait_until(lambda: "the screen stays lit: only kiosk-session started as root" in log.read_text(), timeout=20,
-                   what=f"the session's word at closing:\n{log.read_text()}")
+                   what=lambda: f"the session's word at closing:\n{log.read_text()}")
         assert "turning the screen off (kiosk-session)" in log.read_text()
         assert "helper" not in log.read_text() and "systemctl" not in log.read_text(), log.read_text()
     finally:

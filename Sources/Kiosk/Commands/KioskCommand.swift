@@ -26,7 +26,7 @@ struct KioskCommand: ParsableCommand {
         let words = Array(CommandLine.arguments.dropFirst())
         let drawsNothing = ["check-config", "session", "screenshot", "help", "--help", "-h", "--version"]
         if words.first == "session" {
-            do { try Session.handOver(Array(words.dropFirst())) } catch { exit(withError: error) }
+            do { try Session.runSession(Array(words.dropFirst())) } catch { exit(withError: error) }
         }
         if !words.contains(where: drawsNothing.contains) { FontCache.initializeInBackground() }
         // The kiosk as a panel starts it: straight to work (see `RunArguments`).

@@ -21,7 +21,12 @@ extension KioskCommand {
         @Argument(parsing: .captureForPassthrough, help: "kiosk-session's options (--compositor, --user, --tty, --pam-service) and the compositor's.")
         var arguments: [String] = []
 
-        func run() throws { try Self.handOver(["--kiosk", Self.ownExecutable()] + arguments) }
+        func run() throws { try Self.runSession(arguments) }
+
+        /// kiosk-session with these arguments, told which kiosk to run: this one.
+        static func runSession(_ arguments: [String]) throws -> Never {
+            try handOver(["--kiosk", ownExecutable()] + arguments)
+        }
 
         /// Replaces this process with kiosk-session (the one beside this binary, else the
         /// package's) and these arguments.
