@@ -47,7 +47,8 @@ open class GestureRecognizer {
     /// cannot make the recognizer fail.
     public var shouldReceive: ((Touch) -> Bool)?
 
-    private var actions: [(GestureRecognizer) -> Void] = []
+    /// Each receives the recognizer as its own type (`GestureActions.addTarget`).
+    private var actions: [() -> Void] = []
     var failureRequirements: [GestureRecognizer] = []
     /// A recognition waiting for `failureRequirements` to fail.
     var pendingState: State?
@@ -55,11 +56,9 @@ open class GestureRecognizer {
     public internal(set) var trackedTouches: [Touch] = []
     weak var root: RootView?
 
-    public init(action: ((GestureRecognizer) -> Void)? = nil) {
-        if let action { actions.append(action) }
-    }
+    public init() {}
 
-    public func addTarget(_ action: @escaping (GestureRecognizer) -> Void) { actions.append(action) }
+    func addAction(_ action: @escaping () -> Void) { actions.append(action) }
 
     /// This recognizer recognizes only after `other` has failed.
     public func require(toFail other: GestureRecognizer) {
@@ -111,7 +110,7 @@ open class GestureRecognizer {
     func apply(_ new: State) {
         state = new
         pendingState = nil
-        if new != .failed && new != .possible { for a in actions { a(self) } }
+        if new != .failed && new != .possible { for a in actions { a() } }
         // With the state it reached: its action may already have moved it on (cancelled).
         if new == .began || new == .recognized, !name.isEmpty { Self.onRecognized?(self, new) }
     }
@@ -204,5 +203,27 @@ final class GestureArena {
         }
         // A possible recognizer with no touches and nothing pending that never got a timer stays
         // a participant until it decides (taps waiting for a next tap decide by timer).
+    }
+}
+
+/// UIKit's target-action, typed: an action receives the recognizer that fired as what it is
+/// (a pan its translation, a swipe its direction), never to be cast from the base class.
+public protocol GestureActions: AnyObject {}
+
+extension GestureRecognizer: GestureActions {}
+
+extension GestureActions where Self: GestureRecognizer {
+    public func addTarget(_ action: @escaping (Self) -> Void) {
+        addAction { [unowned self] in action(self) } // kept by self: it runs only while self does
+    }
+}
+
+/// A recognizer made with nothing but its action: `PanGestureRecognizer { pan in … }`.
+public protocol PlainGestureRecognizer: GestureActions { init() }
+
+extension PlainGestureRecognizer where Self: GestureRecognizer {
+    public init(action: @escaping (Self) -> Void) {
+        self.init()
+        addTarget(action)
     }
 }

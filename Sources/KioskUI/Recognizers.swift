@@ -7,7 +7,7 @@ import KioskRender
 /// Taps: `numberOfTapsRequired` taps of `numberOfTouchesRequired` fingers, each finger moving at
 /// most `allowableMovement`, each tap shorter than `maximumTapDuration`, the next one starting
 /// within `maximumTapInterval` near the first.
-public final class TapGestureRecognizer: GestureRecognizer {
+public final class TapGestureRecognizer: GestureRecognizer, PlainGestureRecognizer {
     public var numberOfTapsRequired = 1
     public var numberOfTouchesRequired = 1
     public var allowableMovement: Length = .points(10)
@@ -70,7 +70,7 @@ public final class TapGestureRecognizer: GestureRecognizer {
 }
 
 /// A finger held still for `minimumPressDuration`: begins then, changes as it moves, ends on lift.
-public final class LongPressGestureRecognizer: GestureRecognizer {
+public final class LongPressGestureRecognizer: GestureRecognizer, PlainGestureRecognizer {
     public var minimumPressDuration = 0.5
     public var allowableMovement: Length = .points(10)
     public var numberOfTouchesRequired = 1
@@ -116,7 +116,7 @@ public final class LongPressGestureRecognizer: GestureRecognizer {
 }
 
 /// Dragging: begins once the touches' centroid moves past `minimumDistance` (slop).
-public final class PanGestureRecognizer: GestureRecognizer {
+public final class PanGestureRecognizer: GestureRecognizer, PlainGestureRecognizer {
     public var minimumDistance: Length = .points(10)
     public var minimumNumberOfTouches = 1
     public var maximumNumberOfTouches = Int.max
@@ -197,10 +197,11 @@ public final class ScreenEdgePanGestureRecognizer: GestureRecognizer {
     public var edgeWidth: Length = .millimetres(6)
     public var minimumTravel: Length = .millimetres(30)
 
-    public init(edge: Edge, action: ((GestureRecognizer) -> Void)? = nil) {
+    public init(edge: Edge, action: ((ScreenEdgePanGestureRecognizer) -> Void)? = nil) {
         self.edge = edge
-        super.init(action: action)
+        super.init()
         shouldReceive = { [unowned self] t in self.startsAtEdge(t) }
+        if let action { addTarget(action) }
     }
 
     private func startsAtEdge(_ t: Touch) -> Bool {
@@ -232,7 +233,7 @@ public final class ScreenEdgePanGestureRecognizer: GestureRecognizer {
 }
 
 /// A quick straight stroke in one of `direction`.
-public final class SwipeGestureRecognizer: GestureRecognizer {
+public final class SwipeGestureRecognizer: GestureRecognizer, PlainGestureRecognizer {
     public struct Direction: OptionSet, Sendable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
@@ -285,7 +286,7 @@ public final class SwipeGestureRecognizer: GestureRecognizer {
 }
 
 /// Two fingers moving apart or together: `scale` is their distance over the starting distance.
-public final class PinchGestureRecognizer: GestureRecognizer {
+public final class PinchGestureRecognizer: GestureRecognizer, PlainGestureRecognizer {
     public private(set) var scale = 1.0
     public var minimumDistanceChange: Length = .points(8)
     private var startDistance = 0.0
@@ -326,7 +327,7 @@ public final class PinchGestureRecognizer: GestureRecognizer {
 }
 
 /// Two fingers turning: `rotation` in radians, clockwise positive (screen coordinates).
-public final class RotationGestureRecognizer: GestureRecognizer {
+public final class RotationGestureRecognizer: GestureRecognizer, PlainGestureRecognizer {
     public private(set) var rotation = 0.0
     public var minimumRotation = 0.08
     private var startAngle = 0.0

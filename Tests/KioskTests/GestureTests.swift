@@ -162,7 +162,7 @@ private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingVi
         var translations: [Point] = []
         var states: [GestureRecognizer.State] = []
         let pan = PanGestureRecognizer()
-        pan.addTarget { r in states.append(r.state); translations.append((r as! PanGestureRecognizer).translation(in: nil)) }
+        pan.addTarget { r in states.append(r.state); translations.append(r.translation(in: nil)) }
         let (h, view) = setup(pan)
         h.down(1, 100, 100)
         h.move(1, 106, 100, dt: 0.016)
@@ -179,7 +179,7 @@ private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingVi
     @Test func velocityIsMeasured() {
         let pan = PanGestureRecognizer()
         var v = Point.zero
-        pan.addTarget { v = ($0 as! PanGestureRecognizer).velocity(in: nil) }
+        pan.addTarget { v = $0.velocity(in: nil) }
         let (h, _) = setup(pan)
         h.down(1, 100, 100)
         for i in 1...6 { h.move(1, 100 + Double(i) * 10, 100, dt: 0.01) } // 1000 pt/s
@@ -206,7 +206,7 @@ private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingVi
 @Suite struct SwipePinchRotationTests {
     @Test func aQuickStrokeRightIsASwipe() {
         var dirs: [SwipeGestureRecognizer.Direction] = []
-        let swipe = SwipeGestureRecognizer { dirs.append(($0 as! SwipeGestureRecognizer).recognizedDirection) }
+        let swipe = SwipeGestureRecognizer { dirs.append($0.recognizedDirection) }
         swipe.direction = [.right, .left]
         let (h, _) = setup(swipe)
         h.down(1, 100, 300)
@@ -230,8 +230,8 @@ private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingVi
         let rotate = RotationGestureRecognizer()
         pinch.recognizesSimultaneously = { $0 === rotate }
         var lastScale = 1.0, lastRotation = 0.0
-        pinch.addTarget { lastScale = ($0 as! PinchGestureRecognizer).scale }
-        rotate.addTarget { lastRotation = ($0 as! RotationGestureRecognizer).rotation }
+        pinch.addTarget { lastScale = $0.scale }
+        rotate.addTarget { lastRotation = $0.rotation }
         let (h, _) = setup(pinch, rotate)
         h.touches([touch(1, .began, 300, 300), touch(2, .began, 400, 300)])
         // Spread to twice the distance while turning a quarter turn about the midpoint.
@@ -313,7 +313,7 @@ private func setup(_ recognizers: GestureRecognizer...) -> (Harness, RecordingVi
     @Test func velocitiesAndSwipesFollowTheTouchesTimes() {
         let pan = PanGestureRecognizer()
         var velocity = Point.zero
-        pan.addTarget { r in if r.state == .changed { velocity = (r as! PanGestureRecognizer).velocity(in: nil) } }
+        pan.addTarget { r in if r.state == .changed { velocity = r.velocity(in: nil) } }
         let (h, _) = setup(pan)
         // 200 pt in 0.1 s by the stamps, all handled at one clock time.
         at(h, 30.0, touch(1, .began, 100, 300))

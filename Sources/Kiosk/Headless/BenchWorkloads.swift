@@ -90,8 +90,7 @@ enum BenchWorkloads {
             square.backgroundColor = Color.sky
             square.cornerRadius = 8
             view.addSubview(square)
-            let pan = PanGestureRecognizer { [unowned self] r in
-                let pan = r as! PanGestureRecognizer
+            let pan = PanGestureRecognizer { [unowned self] pan in
                 let t = pan.translation(in: nil)
                 square.center = square.center + t
                 pan.setTranslation(.zero, in: nil)

@@ -81,14 +81,12 @@ public final class TouchTestScene: ViewScene {
         let pinch = PinchGestureRecognizer(), rotate = RotationGestureRecognizer()
         pinch.recognizesSimultaneously = { $0 === rotate }
         rotate.recognizesSimultaneously = { $0 === pinch }
-        pinch.addTarget { [unowned self] r in
-            let p = r as! PinchGestureRecognizer
+        pinch.addTarget { [unowned self] p in
             if p.state == .began { gestureStartScale = spinnerScale }
             spinnerScale = max(0.5, min(2.5, gestureStartScale * p.scale))
             applySpinner()
         }
-        rotate.addTarget { [unowned self] r in
-            let g = r as! RotationGestureRecognizer
+        rotate.addTarget { [unowned self] g in
             if g.state == .began { gestureStartAngle = spinnerAngle }
             spinnerAngle = gestureStartAngle + g.rotation
             applySpinner()
@@ -106,8 +104,7 @@ public final class TouchTestScene: ViewScene {
         follower.backgroundColor = Self.palette[2]
         follower.cornerRadius = 10
         follower.accessibilityIdentifier = "follower"
-        let drag = PanGestureRecognizer { [unowned self] r in
-            let pan = r as! PanGestureRecognizer
+        let drag = PanGestureRecognizer { [unowned self] pan in
             guard let sv = follower.superview else { return }
             let finger = pan.location(in: sv)
             let lift = pan.points(.millimetres(12))
@@ -172,7 +169,7 @@ public final class TouchTestScene: ViewScene {
     /// Swipes anywhere on the background; markers keep following those fingers.
     private func buildSwipe() {
         let swipe = SwipeGestureRecognizer { [unowned self] r in
-            let d = (r as! SwipeGestureRecognizer).recognizedDirection
+            let d = r.recognizedDirection
             lastSwipe = d
             swipeLabel.text = swipeCaption
             swipeLabel.textColor = Self.accent
