@@ -230,7 +230,7 @@ pictures: build
 # Long fuzz runs (make test runs 20,000 documents a target): FUZZ=documents, SEED=number.
 FUZZ ?= 2000000
 fuzz:
-	KIOSK_FUZZ=$(FUZZ) KIOSK_FUZZ_SEED=$(SEED) $(SWIFT) test -c release --filter LongFuzzRuns
+	KIOSK_FUZZ=$(FUZZ) KIOSK_FUZZ_SEED=$(SEED) $(SWIFT) test $(LAYERS) -c release --filter LongFuzzRuns
 
 # A simulated hour of visitors and screensaver, headless: exits 1 on a leak (make test runs 10 minutes).
 soak: deps build
