@@ -53,7 +53,10 @@ struct SystemKeys {
             }
         }
         if saved.printk != nil, set(paths.printk, "1", log: log) { locked.append("kernel messages on the console") }
+        // The parameter is for consoles reset from now on; the one on screen hides its cursor
+        // only when told (DECTCEM), else it blinks there between a crash and the restart.
         if saved.cursor != nil, set(paths.cursor, "0", log: log) { locked.append("the console's cursor") }
+        if console >= 0 { showCursor(false, on: console, log: log) }
         return locked
     }
 
@@ -68,13 +71,14 @@ struct SystemKeys {
         if let v = saved.sysrq, set(paths.sysrq, v, log: log) { back.append("SysRq (kernel.sysrq = \(v))") }
         if let v = saved.printk, set(paths.printk, v, log: log) { back.append("kernel messages (console loglevel \(v))") }
         if let v = saved.cursor, set(paths.cursor, v, log: log) { back.append("the console's cursor") }
-        if !saved.keymap.isEmpty || saved.switchingLocked {
+        if !saved.keymap.isEmpty || saved.switchingLocked || saved.cursor != nil {
             let console = open(paths.console, O_RDWR | O_NOCTTY | O_CLOEXEC)
             if console >= 0 {
                 let failed = saved.keymap.filter { kiosk_console_keymap_set(console, $0.table, $0.index, $0.value) != 0 }.count
                 if failed > 0 { log.warning("keys: \(failed) console keymap entries could not be given back") }
                 if !saved.keymap.isEmpty { back.append("the console's keymap (\(saved.keymap.count - failed) entries)") }
                 if saved.switchingLocked, kiosk_console_lock_switching(console, 0) == 0 { back.append("console switching") }
+                if saved.cursor != nil { showCursor(true, on: console, log: log) }
                 close(console)
             } else {
                 log.warning("keys: cannot open \(paths.console) (\(String(cString: strerror(errno)))): the console's keys stay locked until the next boot")
@@ -82,6 +86,13 @@ struct SystemKeys {
         }
         unlink(paths.saved)
         return back
+    }
+
+    private func showCursor(_ shown: Bool, on console: Int32, log: Logger) {
+        let sequence = shown ? "\u{1b}[?25h" : "\u{1b}[?25l"
+        if sequence.withCString({ Glibc.write(console, $0, strlen($0)) }) != sequence.utf8.count {
+            log.warning("keys: cannot \(shown ? "show" : "hide") the console's cursor: \(String(cString: strerror(errno)))")
+        }
     }
 
     private func firstWord(_ path: String) -> String? {

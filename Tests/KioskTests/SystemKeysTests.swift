@@ -64,6 +64,31 @@ import Testing
         #expect(keys.unlock(log: log).isEmpty, "nothing saved: nothing to give back")
     }
 
+    /// The console on screen keeps the cursor it was allocated with: the lock hides it there
+    /// (DECTCEM), or it blinks between a crash and the restart, and the unlock shows it again.
+    @Test func theConsoleOnScreenHidesItsCursorWhileLocked() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var paths = SystemKeys.Paths()
+        paths.sysrq = dir + "/sysrq"
+        paths.printk = dir + "/printk"
+        paths.cursor = dir + "/cursor"
+        paths.console = dir + "/console" // a plain file: the keymap's ioctls fail, the writes land
+        paths.saved = dir + "/saved"
+        for (path, value) in [(paths.sysrq, "438"), (paths.printk, "4 4 1 7"), (paths.cursor, "1")] {
+            try (value + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        FileManager.default.createFile(atPath: paths.console, contents: nil)
+        let keys = SystemKeys(paths: paths)
+        let log = Logger(level: .critical)
+
+        _ = keys.lock(log: log)
+        #expect(try String(contentsOfFile: paths.console, encoding: .utf8) == "\u{1b}[?25l")
+        _ = keys.unlock(log: log)
+        #expect(try String(contentsOfFile: paths.console, encoding: .utf8) == "\u{1b}[?25h") // written over: a file opened anew
+    }
+
     @Test func theMaintenanceSettingIsReadAndAWrongOneLocks() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
