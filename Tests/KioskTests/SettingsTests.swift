@@ -6,6 +6,12 @@ import Glibc
 #endif
 
 @Suite struct SettingsTests {
+    /// One file wins, the same one kiosk.toml(5) names and root's kiosk-keys reads: the panel's.
+    @Test func thePanelsFileIsLookedForFirst() {
+        #expect(Settings.candidatePaths().first == "/etc/kiosk/kiosk.toml")
+        #expect(Settings.candidatePaths().last?.hasSuffix("/kiosk/kiosk.toml") == true)
+    }
+
     @Test func aGoodFileSetsEverything() {
         let text = """
         [shell]

@@ -57,7 +57,7 @@ extension KioskCommand {
         @Option(help: "Seconds without input before the screensaver starts; 0 never (default: settings, else 120).")
         var idleTimeout: Double?
 
-        @Option(help: "Settings file (default: $XDG_CONFIG_HOME/kiosk/kiosk.toml, else /etc/kiosk/kiosk.toml).")
+        @Option(help: "Settings file (default: /etc/kiosk/kiosk.toml, else $XDG_CONFIG_HOME/kiosk/kiosk.toml).")
         var config: String?
 
         @Flag(help: "Start in screensaver mode.")
@@ -269,7 +269,7 @@ extension KioskCommand {
 
         func run() throws {
             guard let path = file ?? Settings.defaultPath() else {
-                print("no settings file (looked for $XDG_CONFIG_HOME/kiosk/kiosk.toml and /etc/kiosk/kiosk.toml): defaults apply")
+                print("no settings file (looked for /etc/kiosk/kiosk.toml and $XDG_CONFIG_HOME/kiosk/kiosk.toml): defaults apply")
                 return
             }
             let problems = Self.problems(in: path)

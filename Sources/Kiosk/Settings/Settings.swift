@@ -138,8 +138,9 @@ struct Settings: Equatable {
         var description: String { "\(file):\(line):\(column): \(message)" }
     }
 
-    /// Where settings are read from: `--config`, else `$XDG_CONFIG_HOME/kiosk/kiosk.toml`
-    /// (default `~/.config`), else `/etc/kiosk/kiosk.toml`; nil means defaults only.
+    /// Where settings are read from: `--config`, else the panel's `/etc/kiosk/kiosk.toml` (the
+    /// file root's kiosk-keys reads too), else `$XDG_CONFIG_HOME/kiosk/kiosk.toml` (default
+    /// `~/.config`: Kiosk on a desktop without the package); nil means defaults only.
     static func defaultPath() -> String? {
         candidatePaths().first { access($0, F_OK) == 0 }
     }
@@ -147,7 +148,7 @@ struct Settings: Equatable {
     static func candidatePaths() -> [String] {
         let env = { (n: String) -> String? in getenv(n).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
         let user = (env("XDG_CONFIG_HOME") ?? (env("HOME").map { $0 + "/.config" } ?? "")) + "/kiosk/kiosk.toml"
-        return [user, "/etc/kiosk/kiosk.toml"]
+        return ["/etc/kiosk/kiosk.toml", user]
     }
 
     /// Reads `path`; problems are returned (each one line), defaults fill every gap. Only a
