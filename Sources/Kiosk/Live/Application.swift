@@ -246,10 +246,10 @@ final class Application: WindowDelegate, InputSink {
     /// what it shows start, and the settings apply — once.
     private func start(_ prep: ScenePreparation, info: DisplayInfo) {
         logPhase("configured")
-        let (scene, fonts) = prep.join()
+        let (shell, fonts) = prep.join()
         logPhase("scene ready")
         let current = settings.current
-        let stage = Stage(scene: scene, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
+        let stage = Stage(scene: shell, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
         stage.setBufferRotation(window.bufferRotation)
         stage.fonts = fonts
         stage.onLargeModeChange = { [weak self, unowned stage] in
@@ -258,8 +258,7 @@ final class Application: WindowDelegate, InputSink {
             self?.diagnostics.logLabelledViews()
         }
         if stage.isLarge { stage.onLargeModeChange?() } // the site's default, from the start
-        saver.scene = scene
-        let shell = scene as! Shell
+        saver.scene = shell
         shell.onAdminGesture = { [weak self] in self?.openAdminPanel() }
         shell.onLanguageChange = { [weak self] l in
             self?.log.notice("language: \(l.code) (\(l.name)), chosen by a visitor")

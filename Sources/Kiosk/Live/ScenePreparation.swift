@@ -19,19 +19,19 @@ import KioskPlatform
 /// `@unchecked Sendable`: the scene and font cache are created on the helper thread and touched
 /// by the main thread only after `join()`, which orders every write before every read.
 final class ScenePreparation: @unchecked Sendable {
-    private let makeScene: (FontCache) -> Scene
+    private let makeShell: (FontCache) -> Shell
     /// The display to lay the scene out for, once it is made (it may ask for the large mode).
-    private let info: (Scene) -> DisplayInfo?
+    private let info: (Shell) -> DisplayInfo?
     private var laidOutFor: DisplayInfo?
     private let log: Logger
     private var thread = pthread_t()
     private var started = false
-    private var result: (Scene, FontCache)?
+    private var result: (Shell, FontCache)?
 
-    /// `makeScene` runs on the helper thread; what it captures (scheduler, store) is only stored
+    /// `makeShell` runs on the helper thread; what it captures (scheduler, store) is only stored
     /// by the scene there and first used on the main thread after `join()`.
-    init(info: @escaping (Scene) -> DisplayInfo?, log: Logger, makeScene: @escaping (FontCache) -> Scene) {
-        self.makeScene = makeScene
+    init(info: @escaping (Shell) -> DisplayInfo?, log: Logger, makeShell: @escaping (FontCache) -> Shell) {
+        self.makeShell = makeShell
         self.info = info
         self.log = log
     }
@@ -55,17 +55,17 @@ final class ScenePreparation: @unchecked Sendable {
     private func run() {
         let log = self.log
         let fonts = FontCache(report: { log.warning("\($0)") })
-        let scene = makeScene(fonts)
-        laidOutFor = info(scene)
+        let shell = makeShell(fonts)
+        laidOutFor = info(shell)
         if let laidOutFor {
-            scene.layout(laidOutFor)
-            scene.prepareContent()
+            shell.layout(laidOutFor)
+            shell.prepareContent()
         }
-        result = (scene, fonts)
+        result = (shell, fonts)
     }
 
     /// Waits for the helper (or does the work now if it never started) and hands over its result.
-    func join() -> (scene: Scene, fonts: FontCache) {
+    func join() -> (shell: Shell, fonts: FontCache) {
         if started {
             pthread_join(thread, nil)
             started = false
