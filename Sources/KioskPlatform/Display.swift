@@ -3,7 +3,6 @@ import CWayland
 import Glibc
 #endif
 import KioskCore
-import KioskRender
 
 /// The connection to the compositor and the globals Kiosk binds from its registry.
 package final class Display {

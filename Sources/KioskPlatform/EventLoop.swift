@@ -3,7 +3,6 @@ import CWayland
 import Glibc
 #endif
 import KioskCore
-import KioskRender
 
 /// The kiosk's only loop: `poll()` over the Wayland socket, one timerfd carrying every app
 /// timer and animation deadline, and a signalfd for SIGTERM/SIGINT/SIGHUP/SIGUSR1.

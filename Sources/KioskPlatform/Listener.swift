@@ -1,6 +1,4 @@
 import CWayland
-import KioskCore
-import KioskRender
 
 /// Bridges C listener callbacks to Swift objects without ever touching freed memory.
 ///

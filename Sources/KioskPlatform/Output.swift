@@ -1,6 +1,5 @@
 import CWayland
 import KioskCore
-import KioskRender
 
 /// One `wl_output`: its current mode, integer scale, transform and physical size.
 /// Values are staged while events arrive and become current on `done` (v2+).

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import KioskCore
-import KioskRender
 
 /// Workarounds for compositor bugs, kept in one place with the evidence for each (foot's
 /// `quirks.c` idea). Each is decided from what the compositor tells us, can be forced on or off

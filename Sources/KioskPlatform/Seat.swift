@@ -4,7 +4,6 @@ import CXKBCommon
 import Glibc
 #endif
 import KioskCore
-import KioskRender
 
 /// Where the seat delivers plain input events.
 package protocol InputSink: AnyObject {

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import KioskCore
 
 /// Optional theme images from the operator's theme folder.
 package enum Theme {

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import KioskCore
-import KioskRender
 
 /// Values an animation can blend.
 public protocol Interpolatable: Equatable {

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import KioskCore
-import KioskRender
 
 /// A length given in points or in millimetres on the real panel (converted with the root's
 /// display info; 96 dpi when the panel's size is unknown).

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import KioskCore
-import KioskRender
 
 /// Taps: `numberOfTapsRequired` taps of `numberOfTouchesRequired` fingers, each finger moving at
 /// most `allowableMovement`, each tap shorter than `maximumTapDuration`, the next one starting

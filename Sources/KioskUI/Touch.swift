@@ -1,5 +1,4 @@
 import KioskCore
-import KioskRender
 
 /// One finger (or the mouse's button) from touch-down to lift, as UIKit's UITouch: the same
 /// object for the whole sequence, bound to the view it began in.

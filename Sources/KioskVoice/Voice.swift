@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KioskCore
+import CSpeech
 
 /// The kiosk's voice: speaks on a thread of its own, so a frame never waits for sound. The
 /// newest utterance wins: saying something new stops what is being spoken at once (the sound

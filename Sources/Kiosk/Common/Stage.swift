@@ -1,7 +1,6 @@
 import KioskCore
 import KioskRender
 import KioskUI
-import KioskScenes
 import KioskPlatform
 
 /// Hosts one scene at one display size and turns its invalidations into pixel damage.

@@ -1,6 +1,5 @@
 import KioskCore
 import KioskRender
-import KioskUI
 
 /// The settings in force: at start the file's (each problem reported once), then what the
 /// setup screen chose where the file is silent, then what was changed on the admin panel, then the command line on top; again on SIGHUP or when the file

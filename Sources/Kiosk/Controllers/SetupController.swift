@@ -1,6 +1,5 @@
 import KioskCore
 import KioskRender
-import KioskUI
 
 /// The setup screen in the running kiosk: whether the first start shows it, opening it (then,
 /// or from the admin panel), and what its end keeps (`SettingsController.setupFinished`).

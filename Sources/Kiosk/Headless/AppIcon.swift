@@ -1,8 +1,6 @@
 import KioskCore
 import KioskRender
-import KioskUI
 import KioskScenes
-import KioskPlatform
 
 /// Kiosk's icon: the lander's rocket, firing, on the kiosk's dark background — drawn from the
 /// same shapes the game draws (`ShipShape`), as PNG at any size or as SVG.

@@ -1,8 +1,6 @@
 import KioskCore
 import KioskRender
 import KioskUI
-import KioskScenes
-import KioskPlatform
 
 /// `kiosk bench`: headless frame timings for a scene under a scripted workload.
 struct BenchResult {

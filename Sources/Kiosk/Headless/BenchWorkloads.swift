@@ -1,8 +1,6 @@
 import KioskCore
 import KioskRender
 import KioskUI
-import KioskScenes
-import KioskPlatform
 
 /// Synthetic scenes for `kiosk bench`: the toolkit's costs, measured headless.
 enum BenchWorkloads {

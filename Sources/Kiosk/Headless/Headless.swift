@@ -1,8 +1,6 @@
 import KioskCore
 import KioskRender
 import KioskUI
-import KioskScenes
-import KioskPlatform
 
 /// Renders scenes without a compositor: snapshots, benchmarks and golden-image tests.
 ///

@@ -3,9 +3,6 @@ import Glibc
 #endif
 import KioskCore
 import KioskRender
-import KioskUI
-import KioskScenes
-import KioskPlatform
 
 /// `kiosk bench --scene soak --seconds N`: the whole shell (every scene, the screensaver, the
 /// scene bar) run headless on a fast clock through simulated visitors — taps, drags, pinches,

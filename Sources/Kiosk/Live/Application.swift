@@ -4,7 +4,6 @@ import Glibc
 import KioskCore
 import KioskRender
 import KioskUI
-import KioskScenes
 import KioskPlatform
 import KioskVoice
 

@@ -1,5 +1,4 @@
 import KioskCore
-import KioskRender
 import KioskUI
 import KioskScenes
 import KioskPlatform

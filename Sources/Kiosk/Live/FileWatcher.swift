@@ -2,10 +2,6 @@
 import Glibc
 #endif
 import KioskCore
-import KioskRender
-import KioskUI
-import KioskScenes
-import KioskPlatform
 
 /// Watches files for changes with inotify and calls `onChange` once they settle: an editor's
 /// save, a configuration tool's atomic replace (write a temp file, rename it over), the file

@@ -1,7 +1,4 @@
 import KioskCore
-import KioskRender
-import KioskUI
-import KioskScenes
 import KioskPlatform
 
 /// The UI's timers on the event loop's timerfd (see `Scheduler`).

@@ -3,9 +3,6 @@ import Glibc
 #endif
 import KioskCore
 import KioskRender
-import KioskUI
-import KioskScenes
-import KioskPlatform
 
 /// Builds and lays out the first scene on a helper thread while the main thread sets up the
 /// window and pre-faults its first buffer.

@@ -2,10 +2,6 @@
 import Glibc
 #endif
 import KioskCore
-import KioskRender
-import KioskUI
-import KioskScenes
-import KioskPlatform
 
 /// systemd's service notification protocol, spoken directly (no libsystemd): one datagram of
 /// `KEY=value` lines to the socket named by `$NOTIFY_SOCKET`. The units run cage (or weston) as

@@ -2,7 +2,6 @@ import KioskCore
 import KioskRender
 import KioskUI
 import KioskScenes
-import KioskPlatform
 
 /// The operator's settings panel, opened by the hidden admin gesture: the settings a touch can
 /// change (falling-words speed, lander pad side, screensaver delay, rotation), behind an

@@ -3,9 +3,7 @@ import Glibc
 #endif
 import KioskCore
 import KioskRender
-import KioskUI
 import KioskScenes
-import KioskPlatform
 
 /// What the operator configures in `kiosk.toml` (what NSUserDefaults was in the original).
 /// Every value has a default; a bad value is reported and replaced by its default, an unreadable

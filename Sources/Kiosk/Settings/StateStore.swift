@@ -7,10 +7,6 @@ import Foundation
 import Glibc
 #endif
 import KioskCore
-import KioskRender
-import KioskUI
-import KioskScenes
-import KioskPlatform
 
 /// Small JSON files under `$XDG_STATE_HOME/kiosk/` (default `~/.local/state/kiosk/`), written
 /// crash-safely: a new temporary file with an unpredictable name in the same folder (created

@@ -2,7 +2,6 @@ import KioskCore
 import KioskRender
 import KioskUI
 import KioskScenes
-import KioskPlatform
 
 /// What a scene is made with: the same for every scene.
 struct SceneMaking {

@@ -1,7 +1,6 @@
 import KioskCore
 import KioskRender
 import KioskUI
-import KioskScenes
 
 /// What the screen shows: one value, changed only by `Shell.show(_:)` (and a scene switch).
 enum Showing: Equatable {

@@ -1,6 +1,4 @@
 import KioskCore
-import KioskRender
-import KioskUI
 
 /// Settings of the falling-words screensaver.
 public struct FallingWordsConfig: Equatable, Sendable {

@@ -2,8 +2,6 @@
 import Glibc
 #endif
 import KioskCore
-import KioskRender
-import KioskUI
 
 /// How a flight ended, if it has.
 public enum LanderOutcome: String, Codable, Sendable {

@@ -1,6 +1,4 @@
 import KioskCore
-import KioskRender
-import KioskUI
 
 /// The tile board's state: which tiles exist, in grid order, and which are selected.
 /// Pure logic (Codable: it is what the kiosk keeps across restarts).

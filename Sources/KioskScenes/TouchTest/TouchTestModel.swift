@@ -1,5 +1,4 @@
 import KioskCore
-import KioskRender
 import KioskUI
 
 /// The touch test's state: every finger on the panel, with a short trail behind it.

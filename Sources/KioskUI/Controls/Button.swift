@@ -1,5 +1,4 @@
 import KioskCore
-import KioskRender
 
 /// A push button: title and/or image, translucent feedback while pressed, an action on release
 /// inside, and a hot area larger than it looks (`touchDownHitOutset` to start, and

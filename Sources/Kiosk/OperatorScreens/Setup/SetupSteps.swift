@@ -1,5 +1,4 @@
 import KioskCore
-import KioskRender
 import KioskUI
 
 /// Rotate: four turns, applied at once (the whole setup relayouts, touch turns with it), and a
