@@ -2,12 +2,87 @@
 import Glibc
 #endif
 import KioskCore
+import KioskRender
 
 /// Workarounds for compositor bugs, kept in one place with the evidence for each (foot's
-/// `quirks.c` idea). Each is decided from what the compositor tells us, can be forced on or off
-/// from the environment for tests and diagnosis, and costs nothing where it does not apply.
-/// `Tests/E2E/compositors.md` has the longer story.
+/// `quirks.c`): each is one function that detects its case from what the compositor told us,
+/// says so once in the journal, and acts — called from one line of Window or Seat. A decision
+/// that can be checked without a compositor is a pure function beside it (the tests call those).
+/// Each can be forced on or off from the environment where noted, and costs nothing where it
+/// does not apply. `Tests/E2E/compositors.md` has the longer story.
 enum Quirks {
+    // MARK: Window
+
+    /// Stores `window`'s buffers bottom row first where the compositor shows a directly
+    /// scanned-out buffer stale (`flipsBuffers`), said when it starts.
+    static func flipBuffersWhereScanOutGoesStale(_ window: Window, output: Output?, announced: Set<String>, log: Logger) {
+        let flip = flipsBuffers(output: output, announced: announced)
+        guard flip != window.flipsBuffers else { return }
+        window.flipsBuffers = flip
+        if flip { log.info("buffers go out flipped: this compositor shows a directly scanned-out buffer stale (see Quirks.flipsBuffers)") }
+    }
+
+    /// Turns touch points back with the output where the compositor placed them unturned
+    /// (`touchCorrection`), said when it starts.
+    static func turnTouchWherePlacedUnturned(_ display: Display, surface: Size, bufferRotation: Rotation, log: Logger) {
+        let correction = touchCorrection(announced: display.announced, surface: surface, bufferRotation: bufferRotation)
+        guard (correction ?? .identity) != display.touchTransform else { return }
+        display.touchTransform = correction ?? .identity
+        if correction != nil { log.info("touch is turned with the output: this compositor places it unturned (see Quirks.touchCorrection)") }
+    }
+
+    /// A frame that drew nothing visible while the scene animates: the next one comes from a
+    /// timer (`invisibleFrameInterval`), not from a frame callback that may never come.
+    static func drawAgainAfterAnInvisibleFrame(_ window: Window) {
+        guard window.invisibleFrameTimer == nil, let loop = window.display.loop else { return }
+        window.invisibleFrameTimer = loop.schedule(after: invisibleFrameInterval) { [weak window] in
+            window?.invisibleFrameTimer = nil
+        }
+    }
+
+    /// Whether to ask for no more presentation feedback: the compositor owes answers for
+    /// `feedbackLimit` frames already. Said once.
+    ///
+    /// Why: sway 1.7 on a headless output answers the first frame's (discarded) and then none:
+    /// a feedback object a frame piled up in both processes for as long as the kiosk ran. A
+    /// compositor that answers does so within a frame or two (weston: before the next frame).
+    static func feedbackUnanswered(pending: Int, skippedSoFar: Int, log: Logger) -> Bool {
+        guard pending >= feedbackLimit else { return false }
+        if skippedSoFar == 0 {
+            log.notice("the compositor has not answered presentation feedback for \(pending) followed frames: not asking for more until it does")
+        }
+        return true
+    }
+    static let feedbackLimit = 8
+
+    /// What the compositor is told changed in a buffer `width` pixels wide: `damage` as it is,
+    /// up to 256 boxes (more are sent grid-aligned: `Region.coarsened`), or, when it covers
+    /// nine twentieths or more of the rows it touches, those rows whole.
+    ///
+    /// Why whole rows: weston 10 (pixman) copies every pixel it is told of twice, and whole
+    /// rows stream through memory where parts of rows restart at each row — it is the broken
+    /// rows, not the area, that cost (docs/measurements.md). The buffer holds the whole frame,
+    /// so pixels told of beyond the damage are already right.
+    static func damageToReport(_ damage: Region, width: Int32) -> Region {
+        let rows = damage.wholeRows(width: width)
+        if damage.area * 20 >= rows.area * 9 { return rows }
+        return damage.coarsened(maxRects: 256)
+    }
+
+    // MARK: Seat
+
+    /// Delivers the touch batch at the last finger's `up` (`deliversLastUpWithoutFrame`).
+    static func deliverTheLastUpWithoutAFrame(_ seat: Seat, wasLastFinger: Bool) {
+        if wasLastFinger && deliversLastUpWithoutFrame { seat.flushTouches() }
+    }
+
+    /// Delivers touch points once everything read is handled, for a compositor that has sent
+    /// no `wl_touch.frame` yet (`deliversTouchAtEndOfRead`).
+    static func deliverTouchAtTheEndOfARead(_ seat: Seat) {
+        if deliversTouchAtEndOfRead(framesSeen: seat.touchFramesSeen) { seat.flushTouches() }
+    }
+
+    // MARK: The decisions
     /// Whether the window's buffers go out vertically flipped (stored bottom row first, marked
     /// with a flipped `wl_surface.set_buffer_transform`) so the compositor never scans them out
     /// directly.

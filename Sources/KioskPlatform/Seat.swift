@@ -91,7 +91,7 @@ package final class Seat {
     /// Applied to every touch point (see `Quirks.touchCorrection`).
     package var touchTransform = AffineTransform.identity
     /// Whether the compositor has sent a `wl_touch.frame` (see `Quirks.deliversTouchAtEndOfRead`).
-    private var touchFramesSeen = false
+    var touchFramesSeen = false
     private var pointerLocation = Point.zero
     private var pointerDown = false
     private var pointerTime = 0.0
@@ -186,13 +186,13 @@ package final class Seat {
 
     // MARK: Touch
 
-    private func flushTouches() {
+    func flushTouches() {
         if let b = touches.frame() { sink?.handle(b) }
     }
 
     /// Called when every event read from the compositor has been dispatched.
     package func eventsDispatched() {
-        if Quirks.deliversTouchAtEndOfRead(framesSeen: touchFramesSeen) { flushTouches() }
+        Quirks.deliverTouchAtTheEndOfARead(self)
     }
 
     // MARK: Pointer (button 1 acts as one finger)
@@ -311,7 +311,7 @@ package final class Seat {
         },
         up: { data, _, _, time, id in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }
-            if s.touches.up(id: id, time: s.eventTime(time)), Quirks.deliversLastUpWithoutFrame { s.flushTouches() }
+            Quirks.deliverTheLastUpWithoutAFrame(s, wasLastFinger: s.touches.up(id: id, time: s.eventTime(time)))
         },
         motion: { data, _, time, id, x, y in
             guard let s = ListenerToken.owner(data, as: Seat.self) else { return }

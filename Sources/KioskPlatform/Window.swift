@@ -26,7 +26,7 @@ package protocol WindowDelegate: AnyObject {
 /// itself where it happens, and bursts of input collapse into one frame per refresh. The
 /// window's own reasons (a configure, a new size, a buffer come back) are `needsRedraw`.
 package final class Window {
-    private let display: Display
+    let display: Display
     let surface: OpaquePointer
     private let xdgSurface: OpaquePointer
     private let toplevel: OpaquePointer
@@ -51,7 +51,7 @@ package final class Window {
     private var committedTransform: Int32 = 0
     /// Buffers stored bottom row first, for a compositor that mishandles direct scan-out
     /// (`Quirks.flipsBuffers`); invisible above Platform.
-    private(set) var flipsBuffers = false
+    var flipsBuffers = false
     /// The wl_output transform (counter-clockwise quarter turns) matching `bufferRotation`.
     static func wlTransform(bufferRotation r: Rotation) -> Int32 { Int32(r.inverse.quarterTurns) }
     /// The turn a buffer takes for an output with transform `t` (flipped ones: none).
@@ -162,11 +162,7 @@ package final class Window {
     private func publishInfo() {
         guard configured else { return }
         let o = currentOutput
-        let flip = Quirks.flipsBuffers(output: o, announced: display.announced)
-        if flip != flipsBuffers {
-            flipsBuffers = flip
-            if flip { log.info("buffers go out flipped: this compositor shows a directly scanned-out buffer stale (see Quirks.flipsBuffers)") }
-        }
+        Quirks.flipBuffersWhereScanOutGoesStale(self, output: o, announced: display.announced, log: log)
         let turns = Window.bufferRotation(outputTransform: o?.transform ?? 0)
         if turns != bufferRotation { bufferRotation = turns; lastInfo = nil }
         let fitted = Window.fitting(requestedSize, scale: scale)
@@ -176,11 +172,7 @@ package final class Window {
             }
             size = fitted
         }
-        let correction = Quirks.touchCorrection(announced: display.announced, surface: size, bufferRotation: bufferRotation)
-        if (correction ?? .identity) != display.touchTransform {
-            display.touchTransform = correction ?? .identity
-            if correction != nil { log.info("touch is turned with the output: this compositor places it unturned (see Quirks.touchCorrection)") }
-        }
+        Quirks.turnTouchWherePlacedUnturned(display, surface: size, bufferRotation: bufferRotation, log: log)
         let info = DisplayInfo(size: size, scale: scale, physicalSize: o?.plausiblePhysicalSize, rotation: bufferRotation)
         guard info != lastInfo else { return }
         lastInfo = info
@@ -282,7 +274,7 @@ package final class Window {
             // is committed, and while the scene animates the next frame comes from a timer
             // (see `Quirks.invisibleFrameInterval`).
             if ackedUncommitted { commit(frameCallback: false) }
-            if delegate.windowNeedsFrame(self) { drawAgainSoon() }
+            if delegate.windowNeedsFrame(self) { Quirks.drawAgainAfterAnInvisibleFrame(self) }
             return
         }
         let paint = buffer.damage.repaint(for: damage)
@@ -308,7 +300,7 @@ package final class Window {
         committedSize = px
         let changed = whole ? Region(bounds) : damage
         // A flipped buffer's rows are counted from the bottom.
-        for r in Window.damageToReport(changed, width: px.width).rects {
+        for r in Quirks.damageToReport(changed, width: px.width).rects {
             wl_surface_damage_buffer(surface, r.x, flip ? px.height - r.y - r.height : r.y, r.width, r.height)
         }
         requestPresentationFeedback()
@@ -324,20 +316,6 @@ package final class Window {
     package func copyOfPresentedFrame(turnedBy r: Rotation) -> Image? {
         guard let b = chain.lastPresented else { return nil }
         return Image.copy(of: b.image, turnedBy: r)
-    }
-
-    /// What the compositor is told changed in a buffer `width` pixels wide: `damage` as it is,
-    /// up to 256 boxes (more are sent grid-aligned: `Region.coarsened`), or, when it covers
-    /// nine twentieths or more of the rows it touches, those rows whole.
-    ///
-    /// Why whole rows: weston 10 (pixman) copies every pixel it is told of twice, and whole
-    /// rows stream through memory where parts of rows restart at each row — it is the broken
-    /// rows, not the area, that cost (docs/measurements.md). The buffer holds the whole frame,
-    /// so pixels told of beyond the damage are already right.
-    static func damageToReport(_ damage: Region, width: Int32) -> Region {
-        let rows = damage.wholeRows(width: width)
-        if damage.area * 20 >= rows.area * 9 { return rows }
-        return damage.coarsened(maxRects: 256)
     }
 
     private func declareOpaque() {
@@ -362,14 +340,8 @@ package final class Window {
         ackedUncommitted = false
     }
 
-    /// A timer in place of a frame callback, for an animation that drew nothing this time.
-    private func drawAgainSoon() {
-        guard invisibleFrameTimer == nil, let loop = display.loop else { return }
-        invisibleFrameTimer = loop.schedule(after: Quirks.invisibleFrameInterval) { [weak self] in
-            self?.invisibleFrameTimer = nil
-        }
-    }
-    private var invisibleFrameTimer: EventLoop.TimerID?
+    /// A timer in place of a frame callback (`Quirks.drawAgainAfterAnInvisibleFrame`).
+    var invisibleFrameTimer: EventLoop.TimerID?
 
     private func requestFrameCallback() {
         let cb = wl_surface_frame(surface)!
@@ -415,20 +387,13 @@ package final class Window {
     private var framesUntilFollowed = 0
     /// Feedback objects the compositor has not answered yet.
     private var feedbackPending = 0
-    /// sway 1.7 on a headless output answers the first frame's (discarded) and then none: a
-    /// feedback object a frame piled up in both processes for as long as the kiosk ran. A
-    /// compositor that answers does so within a frame or two (weston: before the next frame).
-    static let feedbackLimit = 8
 
     private func requestPresentationFeedback() {
         guard let p = display.presentation else { return }
         framesUntilFollowed -= 1
         guard framesUntilFollowed <= 0 else { return }
         framesUntilFollowed = Window.feedbackEvery
-        guard feedbackPending < Window.feedbackLimit else {
-            if presentation.skipped == 0 {
-                log.notice("the compositor has not answered presentation feedback for \(feedbackPending) followed frames: not asking for more until it does")
-            }
+        guard !Quirks.feedbackUnanswered(pending: feedbackPending, skippedSoFar: presentation.skipped, log: log) else {
             presentation.skipped += 1
             return
         }

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from harness import Kiosk, count_color, wait_until
-from test_shell import PURPLE, wait_for_screensaver
+from harness import Kiosk, wait_until
+from test_shell import wait_for_screensaver
 
 
 def wakeups(pid):
@@ -119,8 +119,7 @@ def test_cage_turns_its_output_off_at_closing_and_on_for_a_touch():
         c.wait_for(r"turning the screen on \(wlr-output-management\)")
         wait_until(enabled, timeout=5, what="cage's output enabled for the visitor")
         c.wait_for(r"screensaver started")
-        time.sleep(1)
-        assert lit_pixels(c.screenshot()) > 1000, "the after-hours screensaver is not on screen"
+        wait_until(lambda: lit_pixels(c.screenshot()) > 1000, timeout=5, what="the after-hours screensaver on screen")
         wait_until(lambda: not enabled(), timeout=10, what="cage's output disabled again after the wake")
         assert not c.exit_file.exists(), "the kiosk ended while its output was off"
     finally:

@@ -108,11 +108,10 @@ def test_screensaver_animates_and_wakes_clean(strict):
         wait_until(lambda: count_color(strict.picture(), (0, 0, 1920, 1080), purple, tol=40) > 300, timeout=6,
                    what="falling words")
         n = len(strict.commits())
-        time.sleep(1.0)
-        assert commits_after(strict, n) > 20, "the screensaver should animate"
+        wait_until(lambda: commits_after(strict, n) > 20, timeout=3, what="the screensaver animating")
         tap(strict, 960, 540)
-        time.sleep(0.8)
-        assert count_color(strict.picture(), (0, 0, 1920, 1080), purple, tol=40) < 50
+        wait_until(lambda: count_color(strict.picture(), (0, 0, 1920, 1080), purple, tol=40) < 50, timeout=3,
+                   what="the falling words gone after the tap")
         strict.assert_clean()
 
 
@@ -194,8 +193,7 @@ def test_frame_callbacks_late_or_withheld(strict):
                    what="a commit answering the configure")
         strict.send("frames normal")
         n = len(strict.commits())
-        time.sleep(0.5)
-        assert commits_after(strict, n) > 10, "the animation resumes when frame callbacks come back"
+        wait_until(lambda: commits_after(strict, n) > 10, timeout=3, what="the animation resumed with the frame callbacks")
         strict.assert_clean()
 
 

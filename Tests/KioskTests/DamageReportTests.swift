@@ -3,7 +3,7 @@ import Testing
 @testable import KioskRender
 @testable import KioskCore
 
-/// What the compositor is told changed (`Window.damageToReport`): the damage as it is, or the
+/// What the compositor is told changed (`Quirks.damageToReport`): the damage as it is, or the
 /// rows it touches whole when it covers nine twentieths of them or more.
 @Suite struct DamageReportTests {
     /// Pixels of `inner` that `outer` does not cover.
@@ -37,7 +37,7 @@ import Testing
         damage.intersect(PixelRect(x: 0, y: 0, width: 1920, height: 1080))
         let rows = damage.wholeRows(width: 1920)
         #expect(damage.area * 20 >= rows.area * 9)
-        let told = Window.damageToReport(damage, width: 1920)
+        let told = Quirks.damageToReport(damage, width: 1920)
         #expect(told.rects == rows.rects)
         #expect(DamageReportTests.uncovered(damage, by: told) == 0)
     }
@@ -45,17 +45,17 @@ import Testing
     @Test func sparseDamageIsReportedAsItIs() {
         // A few words in a tall screen: a small part of the rows they touch.
         let few = Region(rects: [PixelRect(x: 100, y: 100, width: 300, height: 40), PixelRect(x: 1200, y: 600, width: 250, height: 40)])
-        #expect(Window.damageToReport(few, width: 1920) === few)
+        #expect(Quirks.damageToReport(few, width: 1920) === few)
         // Just under nine twentieths of its rows: still as it is; at nine twentieths: whole rows.
         let under = Region(PixelRect(x: 0, y: 0, width: 863, height: 10))
-        #expect(Window.damageToReport(under, width: 1920) === under)
+        #expect(Quirks.damageToReport(under, width: 1920) === under)
         let at = Region(PixelRect(x: 0, y: 0, width: 864, height: 10))
-        #expect(Window.damageToReport(at, width: 1920).rects == [PixelRect(x: 0, y: 0, width: 1920, height: 10)])
+        #expect(Quirks.damageToReport(at, width: 1920).rects == [PixelRect(x: 0, y: 0, width: 1920, height: 10)])
         // Many small scattered boxes are still coarsened to at most 256, covering them all.
         var dots: [PixelRect] = []
         for i in 0..<600 { dots.append(PixelRect(x: Int32(i * 97 % 1900), y: Int32(i * 7 % 1080), width: 4, height: 1)) }
         let scattered = Region(rects: dots)
-        let told = Window.damageToReport(scattered, width: 1920)
+        let told = Quirks.damageToReport(scattered, width: 1920)
         #expect(told.rectCount <= 256)
         #expect(DamageReportTests.uncovered(scattered, by: told) == 0)
     }
