@@ -124,7 +124,8 @@ enum SessionMain {
     /// The unit's standard input is the panel's console (tty1), this process's controlling
     /// terminal: keys typed while no compositor holds the keyboard (at the start, after a crash)
     /// would show there ("^\") and signal this process (Print Screen is Ctrl+\ on the console's
-    /// keymap: SIGQUIT). Nothing reads them; systemd's TTYReset restores the modes at the stop.
+    /// keymap: SIGQUIT). Nothing reads them. The modes outlast a restart (the units do not reset
+    /// the terminal); a getty on tty1 sets its own.
     static func keepTheConsolesKeysFromTheSession() {
         var modes = termios()
         guard isatty(0) == 1, tcgetattr(0, &modes) == 0 else { return }
