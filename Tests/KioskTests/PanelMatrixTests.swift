@@ -50,9 +50,7 @@ import Glibc
             self.settings = settings
             let fonts = testFonts, s = scheduler
             let start = screen == "lander-help" ? "lander" : ["touch", "lander", "tiles"].contains(screen) ? screen : "touch"
-            shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s) {
-                SceneCatalog.make($0, fonts: fonts, scheduler: s, settings: settings)!
-            }
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, settings: settings), names: ["touch", "lander", "tiles"], start: start, home: start)
             shell.setLanguages([settings.kioskTexts])
             shell.isLarge = large
             renderer = try HeadlessRenderer(scene: shell, info: panel.info)
@@ -196,9 +194,7 @@ import Glibc
 
     @Test func theStatsOverlayTakesItsStripFromTheScenes() throws {
         let fonts = testFonts, s = ManualScheduler()
-        let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
-            SceneCatalog.make($0, fonts: fonts, scheduler: s)!
-        }
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["touch", "lander", "tiles"], start: "tiles", home: "tiles")
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 480)))
         let barTop = shell.sceneBarFrames[0].minY
         r.stage.showsStats = true

@@ -14,9 +14,7 @@ import Testing
 
     func shell(_ start: String, mountingHeight: Double) throws -> (Shell, HeadlessRenderer) {
         let fonts = testFonts, s = ManualScheduler()
-        let shell = Shell(names: ["lander", "tiles"], start: start, fonts: fonts, scheduler: s) {
-            SceneCatalog.make($0, fonts: fonts, scheduler: s)!
-        }
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["lander", "tiles"], start: start, home: start)
         shell.mountingHeight = mountingHeight
         let renderer = try HeadlessRenderer(scene: shell, info: Self.panel)
         renderer.run(until: 1)

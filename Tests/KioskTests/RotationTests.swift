@@ -94,9 +94,7 @@ import Testing
         for rot in 0...3 {
             for corner in [Point(x: 0, y: 0), Point(x: 300, y: 0), Point(x: 0, y: 400), Point(x: 300, y: 400)] {
                 let fonts = FontCache(), s = ManualScheduler()
-                let shell = Shell(names: ["tiles"], start: "tiles", fonts: fonts, scheduler: s, startInScreensaver: true) {
-                    SceneCatalog.make($0, fonts: fonts, scheduler: s)!
-                }
+                let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["tiles"], start: "tiles", home: "tiles", startInScreensaver: true)
                 let window = rot % 2 == 1 ? Size(width: 300, height: 400) : Size(width: 400, height: 300)
                 let at = rot % 2 == 1 ? corner : Point(x: corner.y, y: corner.x)
                 let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: window), rotation: Rotation(quarterTurns: rot))

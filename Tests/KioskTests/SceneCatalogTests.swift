@@ -40,9 +40,7 @@ import Glibc
         // The scene bar: a pill with its title, lit, and the scene on screen.
         let fonts = FontCache(), s = ManualScheduler()
         let making = SceneMaking(fonts: fonts, scheduler: s, settings: settings)
-        let shell = Shell(names: settings.scenes, start: settings.start, fonts: fonts, scheduler: s, catalog: catalog) {
-            catalog.make($0, making)!
-        }
+        let shell = Shell.make(making, names: settings.scenes, start: settings.start, home: settings.start, catalog: catalog)
         let stage = Stage(scene: shell, info: DisplayInfo(size: Size(width: 1280, height: 800)))
         stage.advance(to: 1)
         #expect(shell.chromeBar.buttons.map(\.title) == ["Lander", "Paint"])

@@ -17,7 +17,7 @@ import Testing
 
         init(language: Language = .english, start: String = "lander") {
             let fonts = FontCache(), s = scheduler
-            shell = Shell(names: ["lander", "tiles"], start: start, fonts: fonts, scheduler: s) { SceneCatalog.make($0, fonts: fonts, scheduler: s)! }
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["lander", "tiles"], start: start, home: start)
             shell.setLanguages([Texts(language)])
             shell.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
             shell.advance(to: 0)
@@ -273,10 +273,10 @@ import Testing
         #expect(r.shell.showing == .scene, "the time counted again from the touch")
         r.wait(15)
         #expect(r.shell.showing == .screensaver && !r.shell.isAskingForMoreTime)
-        // Without speech: the site's own timeout, and nobody is asked.
+        // The next visitor: the fresh start turns speech off again (the site's default), the
+        // site's own timeout applies, and nobody is asked.
         r.tap(Point(x: 640, y: 400))
         r.wait(1)
-        r.turnSpeechOn() // off again
         #expect(!r.reader.isOn)
         r.heard = []
         r.wait(61)

@@ -34,7 +34,7 @@ import Glibc
             let log = makeLogger(verbose: false)
             settings = SettingsController(configPath: folder + "/kiosk.toml", overrides: Overrides(), store: store, log: log, languages: loadShippedLanguages)
             let current = settings.current
-            shell = Shell(names: current.scenes, start: current.start, fonts: fonts, scheduler: s) { SceneCatalog.make($0, fonts: fonts, scheduler: s)! }
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: current.scenes, start: current.start, home: current.start)
             let stage = Stage(scene: shell, info: DisplayInfo(size: size))
             self.stage = stage
             // What the application does with settings, for the stage's part.

@@ -16,8 +16,7 @@ import Glibc
         init(idle: Double = 10, start: String = "tiles", screensaver: Bool = false, store: StateStore? = nil) {
             let fonts = FontCache()
             let s = scheduler
-            shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s,
-                          startInScreensaver: screensaver, store: store) { SceneCatalog.make($0, fonts: fonts, scheduler: s, store: store)! }
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, store: store), names: ["touch", "lander", "tiles"], start: start, home: start, startInScreensaver: screensaver)
             saver = ScreensaverController(shell: shell, scheduler: s, idleTimeout: idle)
             shell.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
             shell.advance(to: 0)
@@ -54,9 +53,7 @@ import Glibc
         // scene_bar = false is applied before the first layout; the tile board must not be laid
         // out at the placeholder size first and then slide into place.
         let fonts = FontCache(), s = ManualScheduler()
-        let shell = Shell(names: ["touch", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
-            SceneCatalog.make($0, fonts: fonts, scheduler: s)!
-        }
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["touch", "tiles"], start: "tiles", home: "tiles")
         shell.showsSceneBar = false
         shell.layout(DisplayInfo(size: Size(width: 1920, height: 1080)))
         shell.advance(to: 0)
@@ -67,9 +64,7 @@ import Glibc
         // On a 1280×720 panel (cage's headless output) the lander's readout ran under the bar
         // and the bar covered the first row of tiles, which could then not be touched.
         let fonts = FontCache(), s = ManualScheduler()
-        let shell = Shell(names: ["touch", "lander", "tiles"], start: "tiles", fonts: fonts, scheduler: s) {
-            SceneCatalog.make($0, fonts: fonts, scheduler: s)!
-        }
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["touch", "lander", "tiles"], start: "tiles", home: "tiles")
         for size in [Size(width: 1280, height: 720), Size(width: 800, height: 480), Size(width: 480, height: 800)] {
             shell.layout(DisplayInfo(size: size))
             let bar = shell.sceneBarFrames
@@ -289,9 +284,7 @@ import Glibc
     @Test func aSwitchCrossFadesThenStopsDrawing() throws {
         let fonts = FontCache()
         let s = ManualScheduler()
-        let shell = Shell(names: ["touch", "tiles"], start: "touch", fonts: fonts, scheduler: s) {
-            SceneCatalog.make($0, fonts: fonts, scheduler: s)!
-        }
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["touch", "tiles"], start: "touch", home: "touch")
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 640, height: 400)))
         r.renderFrame()
         r.clock.advance(by: 1); r.renderFrame(); r.clock.advance(by: 1)
@@ -312,9 +305,7 @@ import Glibc
     @Test func theBarAfterSwitchingScenesLooksAsAFreshStartsDoes() throws {
         func kiosk(_ start: String) throws -> (Shell, HeadlessRenderer) {
             let fonts = FontCache(), s = ManualScheduler()
-            let shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s) {
-                SceneCatalog.make($0, fonts: fonts, scheduler: s)!
-            }
+            let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["touch", "lander", "tiles"], start: start, home: start)
             return (shell, try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 1280, height: 800))))
         }
         let (shell, r) = try kiosk("touch")

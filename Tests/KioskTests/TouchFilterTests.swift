@@ -26,9 +26,7 @@ import Glibc
 
         init(start: String = "tiles", idle: Double = 30, blank: Double = 0) {
             let fonts = FontCache(), s = scheduler
-            shell = Shell(names: ["touch", "lander", "tiles"], start: start, fonts: fonts, scheduler: s) {
-                SceneCatalog.make($0, fonts: fonts, scheduler: s)!
-            }
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["touch", "lander", "tiles"], start: start, home: start)
             saver = ScreensaverController(shell: shell, scheduler: s, idleTimeout: idle, blankDelay: blank)
             filter = TouchFilter(scheduler: s)
             filter.bounds = { Self.panel }

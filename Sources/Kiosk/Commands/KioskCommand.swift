@@ -142,9 +142,7 @@ extension KioskCommand {
                     throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.standard.barScenes.joined(separator: ", ")))")
                 }
                 let names = SceneCatalog.standard.visitorScenes.contains(scene) ? SceneCatalog.standard.visitorScenes : SceneCatalog.standard.visitorScenes + [scene]
-                let shell = Shell(names: names, start: scene, fonts: fonts, scheduler: ManualScheduler()) {
-                    SceneCatalog.make($0, fonts: fonts, settings: settings)!
-                }
+                let shell = Shell.make(SceneMaking(fonts: fonts, settings: settings), names: names, start: scene)
                 shell.setLanguages([settings.kioskTexts])
                 shell.isLarge = large
                 s = shell

@@ -50,9 +50,7 @@ func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300
     let fonts = FontCache()
     report.fdsAtStart = openDescriptorCount()
     let scheduler = ManualScheduler()
-    let shell = Shell(names: SceneCatalog.standard.barScenes, start: "touch", fonts: fonts, scheduler: scheduler) {
-        SceneCatalog.make($0, fonts: fonts, scheduler: scheduler)!
-    }
+    let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: scheduler), names: SceneCatalog.standard.barScenes, start: "touch")
     let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: 60)
     screensaver.onChange = { [unowned shell] old in if shell.showing.isScreensaver && !old.isScreensaver { report.screensavers += 1 } }
     let clock = ManualClock()

@@ -72,11 +72,10 @@ final class Application: WindowDelegate, InputSink {
     }
 
     /// Makes scenes by name with `settings` (theme folder: the setting, else `$KIOSK_THEME_DIR`).
-    static func sceneMaker(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> (String) -> ViewScene {
+    static func sceneMaking(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> SceneMaking {
         let theme = settings.theme ?? getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
-        let making = SceneMaking(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
-                                 settings: settings, report: { log.warning("\($0)") })
-        return { n in catalog.make(n, making)! }
+        return SceneMaking(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
+                           settings: settings, report: { log.warning("\($0)") })
     }
 
     /// The scenes this kiosk has.
@@ -119,18 +118,17 @@ final class Application: WindowDelegate, InputSink {
         // Laid out as the stage will show it: rotated, and large if the shell asks for it.
         let prep = ScenePreparation(info: { scene in expected.map { Stage.sceneInfo($0, rotation: rotation, large: scene.prefersLargeDisplay) } },
                                     log: log) { fonts in
-            let shell = Shell(names: names, start: name, fonts: fonts, scheduler: scheduler, catalog: Application.catalog,
-                              startInScreensaver: startInScreensaver, store: store,
-                              make: Application.sceneMaker(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log))
-            // Spoken, and listed in the debug log (what was said, for an operator and the tests).
-            shell.window.screenReader.speak = { [log] u in
-                log.debug("speech (\(u.language)): \(u.text)")
-                voice.say(u.text, language: u.language)
+            // The settings apply before the first layout: the bar decides where the scene's content goes.
+            Shell.make(Application.sceneMaking(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log),
+                       names: names, start: name, home: Application.home(current, overrides), catalog: Application.catalog,
+                       startInScreensaver: startInScreensaver) { shell in
+                // Spoken, and listed in the debug log (what was said, for an operator and the tests).
+                shell.window.screenReader.speak = { [log] u in
+                    log.debug("speech (\(u.language)): \(u.text)")
+                    voice.say(u.text, language: u.language)
+                }
+                shell.window.screenReader.silence = { voice.stop() }
             }
-            shell.window.screenReader.silence = { voice.stop() }
-            // Before the first layout: the bar decides where the scene's content goes.
-            Application.configure(shell, with: current, overrides: overrides)
-            return shell
         }
         prep.start()
         preparation = prep
@@ -388,20 +386,9 @@ final class Application: WindowDelegate, InputSink {
         }
     }
 
-    /// The shell's part of the settings, in one place: at start (on the preparation thread,
-    /// before the first layout) and on every reload.
-    static func configure(_ shell: Shell, with s: Settings, overrides: Overrides) {
-        shell.showsSceneBar = s.sceneBar
-        shell.adminCorner = s.adminGesture
-        shell.resetsOnWake = s.idleReset
-        shell.setLanguages(s.visitorTexts)
-        if shell.speaksByDefault != s.speech { shell.window.screenReader.setOn(s.speech) }
-        shell.speaksByDefault = s.speech
-        if shell.largeByDefault != s.large { shell.isLarge = s.large }
-        shell.largeByDefault = s.large
-        shell.mountingHeight = s.reachHeight
-        // A scene asked for on the command line is this run's start scene.
-        shell.homeScene = overrides.scene.flatMap(catalog.canonicalName) ?? s.start
+    /// The scene a fresh start shows: one asked for on the command line is this run's start.
+    static func home(_ s: Settings, _ overrides: Overrides) -> String {
+        overrides.scene.flatMap(catalog.canonicalName) ?? s.start
     }
 
     /// Settings, at start (`old` nil) and live on every reload. Scenes whose settings changed
@@ -421,7 +408,7 @@ final class Application: WindowDelegate, InputSink {
             log.notice("[admin] maintenance_keys is now \(new.maintenanceKeys): F12 \(new.maintenanceKeys ? "shows" : "no longer shows") the frame statistics at once; the system's keys follow at systemctl restart kiosk-keys")
         }
         if let old {
-            Application.configure(running.shell, with: new, overrides: settings.overrides)
+            running.shell.apply(new, home: Application.home(new, settings.overrides))
             rebuildScenes(new, over: old)
         }
         if new.metricsTextfile != metricsFile?.path { setMetricsFile(new.metricsTextfile) }
@@ -441,8 +428,8 @@ final class Application: WindowDelegate, InputSink {
         // A scene asked for on the command line stays reachable, as at start.
         let asked = settings.overrides.scene.flatMap(Self.catalog.canonicalName)
         let names = asked.map { new.scenes.contains($0) ? new.scenes : new.scenes + [$0] } ?? new.scenes
-        shell.reconfigure(names: names, rebuild: rebuild,
-                          make: Application.sceneMaker(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
+        let making = Application.sceneMaking(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log)
+        shell.reconfigure(names: names, rebuild: rebuild, make: { Self.catalog.make($0, making)! })
     }
 
     // MARK: Fleet metrics

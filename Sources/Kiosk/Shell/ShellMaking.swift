@@ -1,0 +1,35 @@
+import KioskCore
+import KioskUI
+
+extension Shell {
+    /// The one way a shell is made — the live kiosk, `kiosk snapshot`, the soak and the tests:
+    /// its scenes made through `catalog` from `making`'s settings, and those settings applied
+    /// before its first layout, so a shell in a test is the shell a visitor meets. `home` is
+    /// the scene a fresh start shows (default: `[shell] start`); `wire` connects the shell
+    /// before the settings apply (the voice: `[access] speech` says "Speech on").
+    static func make(_ making: SceneMaking, names: [String]? = nil, start: String? = nil, home: String? = nil,
+                     catalog: SceneCatalog = .standard, startInScreensaver: Bool = false,
+                     wire: (Shell) -> Void = { _ in }) -> Shell {
+        let settings = making.settings
+        let shell = Shell(names: names ?? settings.scenes, start: start ?? settings.start, fonts: making.fonts,
+                          scheduler: making.scheduler, catalog: catalog, startInScreensaver: startInScreensaver,
+                          store: making.store) { catalog.make($0, making)! }
+        wire(shell)
+        shell.apply(settings, home: home ?? settings.start)
+        return shell
+    }
+
+    /// What the settings say of the shell itself: at its making, and live on every reload.
+    func apply(_ s: Settings, home: String) {
+        showsSceneBar = s.sceneBar
+        adminCorner = s.adminGesture
+        resetsOnWake = s.idleReset
+        setLanguages(s.visitorTexts)
+        if speaksByDefault != s.speech { window.screenReader.setOn(s.speech) }
+        speaksByDefault = s.speech
+        if largeByDefault != s.large { isLarge = s.large }
+        largeByDefault = s.large
+        mountingHeight = s.reachHeight
+        homeScene = catalog.canonicalName(home) ?? s.start
+    }
+}
