@@ -31,21 +31,28 @@ import Testing
         #expect(SavedConsole(text: "something else\n") == nil)
     }
 
-    /// Files standing in for /proc and /sys: the lock writes them, the unlock gives back the
-    /// machine's values, a second lock keeps the first one's record.
-    @Test func lockAndUnlockGiveBackWhatTheMachineHad() throws {
+    /// Files standing in for /proc and /sys in a fresh folder (`console`: the name of the
+    /// console's stand-in there), holding Debian's defaults; the folder is removed by `done`.
+    static func machine(console: String) throws -> (paths: SystemKeys.Paths, done: () -> Void) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         var paths = SystemKeys.Paths()
         paths.sysrq = dir + "/sysrq"
         paths.printk = dir + "/printk"
         paths.cursor = dir + "/cursor"
-        paths.console = dir + "/no-console"
+        paths.console = dir + "/" + console
         paths.saved = dir + "/saved"
-        try "438\n".write(toFile: paths.sysrq, atomically: true, encoding: .utf8)
-        try "4\t4\t1\t7\n".write(toFile: paths.printk, atomically: true, encoding: .utf8)
-        try "1\n".write(toFile: paths.cursor, atomically: true, encoding: .utf8)
+        for (path, value) in [(paths.sysrq, "438"), (paths.printk, "4\t4\t1\t7"), (paths.cursor, "1")] {
+            try (value + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        return (paths, { try? FileManager.default.removeItem(atPath: dir) })
+    }
+
+    /// The lock writes the files, the unlock gives back the machine's values, a second lock
+    /// keeps the first one's record.
+    @Test func lockAndUnlockGiveBackWhatTheMachineHad() throws {
+        let (paths, done) = try Self.machine(console: "no-console")
+        defer { done() }
         let keys = SystemKeys(paths: paths)
         let log = Logger(level: .critical) // the missing console's warning is not printed
 
@@ -67,18 +74,8 @@ import Testing
     /// The console on screen keeps the cursor it was allocated with: the lock hides it there
     /// (DECTCEM), or it blinks between a crash and the restart, and the unlock shows it again.
     @Test func theConsoleOnScreenHidesItsCursorWhileLocked() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var paths = SystemKeys.Paths()
-        paths.sysrq = dir + "/sysrq"
-        paths.printk = dir + "/printk"
-        paths.cursor = dir + "/cursor"
-        paths.console = dir + "/console" // a plain file: the keymap's ioctls fail, the writes land
-        paths.saved = dir + "/saved"
-        for (path, value) in [(paths.sysrq, "438"), (paths.printk, "4 4 1 7"), (paths.cursor, "1")] {
-            try (value + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        }
+        let (paths, done) = try Self.machine(console: "console") // a plain file: the keymap's ioctls fail, the writes land
+        defer { done() }
         FileManager.default.createFile(atPath: paths.console, contents: nil)
         let keys = SystemKeys(paths: paths)
         let log = Logger(level: .critical)
