@@ -83,7 +83,6 @@ enum SessionMain {
     /// Chooses the compositor, readies the user's runtime folder and environment, and supervises
     /// the compositor until it ends; the exit status.
     static func run(_ o: SessionOptions) -> Int32 {
-        keepTheConsolesKeysFromTheSession()
         let installed = Set(Compositor.allCases.filter { access($0.path, X_OK) == 0 })
         let cage = o.compositor == nil && installed.contains(.cage) ? cageVersion() : nil
         let choice = chooseOnceTheDisplayIsThere(requested: o.compositor, installed: installed, cageVersion: cage)
@@ -119,18 +118,6 @@ enum SessionMain {
             notifierUID: pw.pw_uid,
             screenCommand: screenCommand(o, asRoot: asRoot))
         do { return try supervisor.run() } catch { failing("session: \(error)") }
-    }
-
-    /// The unit's standard input is the panel's console (tty1), this process's controlling
-    /// terminal: keys typed while no compositor holds the keyboard (at the start, after a crash)
-    /// would show there ("^\") and signal this process (Print Screen is Ctrl+\ on the console's
-    /// keymap: SIGQUIT). Nothing reads them. The modes outlast a restart (the units do not reset
-    /// the terminal); a getty on tty1 sets its own.
-    static func keepTheConsolesKeysFromTheSession() {
-        var modes = termios()
-        guard isatty(0) == 1, tcgetattr(0, &modes) == 0 else { return }
-        modes.c_lflag &= ~tcflag_t(ECHO | ECHONL | ISIG)
-        if tcsetattr(0, TCSANOW, &modes) != 0 { log.warning("session: keys typed at the console still reach it: \(String(cString: strerror(errno)))") }
     }
 
     /// `--screen-helper`, else kiosk-screen@.service, which only root may start.

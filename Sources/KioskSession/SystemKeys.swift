@@ -14,6 +14,8 @@ struct SystemKeys {
         var printk = "/proc/sys/kernel/printk"
         var cursor = "/sys/module/vt/parameters/global_cursor_default"
         var console = "/dev/tty0"
+        /// The kiosk units' terminal (their `TTYPath=`).
+        var kioskTerminal = "/dev/tty1"
         var saved = "/run/kiosk-keys/saved"
     }
 
@@ -57,6 +59,7 @@ struct SystemKeys {
         // only when told (DECTCEM), else it blinks there between a crash and the restart.
         if saved.cursor != nil, set(paths.cursor, "0", log: log) { locked.append("the console's cursor") }
         if console >= 0 { showCursor(false, on: console, log: log) }
+        if holdTheKiosksTerminalQuiet(log: log) { locked.append("echo and signals of keys typed at \(paths.kioskTerminal)") }
         return locked
     }
 
@@ -86,6 +89,28 @@ struct SystemKeys {
         }
         unlink(paths.saved)
         return back
+    }
+
+    /// Keys typed at tty1 while no compositor holds the keyboard (a restart, a crash) would show
+    /// on the panel ("^\" for Print Screen) and, were tty1 a session's terminal, signal it. A
+    /// virtual terminal forgets its modes each time everyone has closed it: held open here,
+    /// without close-on-exec, it keeps them quiet for as long as the lock runs (the inhibitor
+    /// this process becomes keeps the descriptor); the kiosk units neither reset nor hang it up.
+    private func holdTheKiosksTerminalQuiet(log: Logger) -> Bool {
+        let fd = open(paths.kioskTerminal, O_RDWR | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else {
+            log.warning("keys: cannot open \(paths.kioskTerminal) (\(String(cString: strerror(errno)))): keys typed there while the kiosk restarts may show and signal it")
+            return false
+        }
+        var modes = termios()
+        guard tcgetattr(fd, &modes) == 0 else { close(fd); return false } // not a terminal (the tests' stand-in)
+        modes.c_lflag &= ~tcflag_t(ECHO | ECHONL | ISIG)
+        guard tcsetattr(fd, TCSANOW, &modes) == 0 else {
+            log.warning("keys: cannot quiet \(paths.kioskTerminal): \(String(cString: strerror(errno)))")
+            close(fd)
+            return false
+        }
+        return true // left open on purpose: the inhibitor this process becomes keeps it
     }
 
     private func showCursor(_ shown: Bool, on console: Int32, log: Logger) {

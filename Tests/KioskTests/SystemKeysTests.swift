@@ -41,6 +41,7 @@ import Testing
         paths.printk = dir + "/printk"
         paths.cursor = dir + "/cursor"
         paths.console = dir + "/" + console
+        paths.kioskTerminal = dir + "/no-terminal"
         paths.saved = dir + "/saved"
         for (path, value) in [(paths.sysrq, "438"), (paths.printk, "4\t4\t1\t7"), (paths.cursor, "1")] {
             try (value + "\n").write(toFile: path, atomically: true, encoding: .utf8)
