@@ -99,7 +99,7 @@ struct SystemKeys {
     private func holdTheKiosksTerminalQuiet(log: Logger) -> Bool {
         let fd = open(paths.kioskTerminal, O_RDWR | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
-            log.warning("keys: cannot open \(paths.kioskTerminal) (\(String(cString: strerror(errno)))): keys typed there while the kiosk restarts may show and signal it")
+            log.warning("keys: cannot open \(paths.kioskTerminal) (\(String(cString: strerror(errno)))): keys typed there while the kiosk restarts may show on the console")
             return false
         }
         var modes = termios()
