@@ -114,7 +114,7 @@ import Glibc
         let scene = LanderScene(fonts: FontCache())
         let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: w, height: h)))
         scene.model.engineOn = true // the flame shows
-        scene.model.turning = 1
+        scene.model.setTurning(1)
         r.run(until: 1.5)
         return r.image
     }

@@ -52,7 +52,7 @@ import Glibc
 
     @Test func turningChangesHeadingAtTheTurnRate() {
         var m = freshModel()
-        m.turning = 1
+        m.setTurning(1)
         m.advance(by: 0.25); m.advance(by: 0.25)
         #expect(abs(m.state.heading - 0.5 * LanderModel.turnRate) < 1e-9)
     }
@@ -61,7 +61,7 @@ import Glibc
         func fly(_ chunks: [Double]) -> LanderState {
             var m = freshModel()
             var t = 0.0
-            for c in chunks { t += c; m.engineOn = Int(t * 3) % 2 == 0; m.turning = Int(t) % 3 - 1; m.advance(by: c) }
+            for c in chunks { t += c; m.engineOn = Int(t * 3) % 2 == 0; m.setTurning(Int(t) % 3 - 1); m.advance(by: c) }
             return m.state
         }
         // Different frame rates, same fixed steps.
@@ -233,6 +233,37 @@ import Glibc
         #expect(r.scene.model.engineOn && r.scene.pad.buttons[1].accessibilityTraits.contains(.selected))
         #expect(r.scene.pad.buttons[1].accessibilityActivate())
         #expect(!r.scene.model.engineOn && !r.scene.pad.buttons[1].accessibilityTraits.contains(.selected))
+    }
+
+    /// A press counts for as long as it was held wherever its events fall between frames: one
+    /// shorter than a frame, one handled only after a busy frame flew past it, and a key's.
+    @Test func aTurnCountsForAsLongAsItWasHeldWhereverItsEventsFall() {
+        let r = rig()
+        let port = centre(r, .port), starboard = centre(r, .starboard)
+        r.wait(1)
+        func turned(_ press: (Double) -> Void) -> Double {
+            let before = r.scene.model.state.heading
+            press(r.now)
+            r.wait(1.0 / 60)
+            r.wait(1.0 / 60) // a turn that ended between steps is finished by the next step
+            return r.scene.model.state.heading - before
+        }
+        let between = turned { now in
+            r.scene.handle(TouchBatch(time: now + 0.004, points: [touch(1, .began, port.x, port.y)]))
+            r.scene.handle(TouchBatch(time: now + 0.010, points: [touch(1, .ended, port.x, port.y)]))
+        }
+        #expect(approx(between, -0.006 * LanderModel.turnRate, 1e-9), "held 6 ms, turned \(between)")
+        r.wait(0.2) // a busy frame: the press below happened during it
+        let late = turned { now in
+            r.scene.handle(TouchBatch(time: now - 0.15, points: [touch(1, .began, starboard.x, starboard.y)]))
+            r.scene.handle(TouchBatch(time: now - 0.05, points: [touch(1, .ended, starboard.x, starboard.y)]))
+        }
+        #expect(approx(late, 0.1 * LanderModel.turnRate, 1e-9), "held 100 ms, turned \(late)")
+        let key = turned { now in
+            r.scene.handle(KeyEvent(keysym: 0xff53, text: "", pressed: true, time: now + 0.001))
+            r.scene.handle(KeyEvent(keysym: 0xff53, text: "", pressed: false, time: now + 0.013))
+        }
+        #expect(approx(key, 0.012 * LanderModel.turnRate, 1e-9), "held 12 ms, turned \(key)")
     }
 
     @Test func slidingAFingerSwitchesButtons() {

@@ -17,7 +17,8 @@ final class ControlPad: View {
     private(set) var turning = 0
     /// The engine left burning by a tap on it (until the next tap, a hold, or a new flight).
     private(set) var engineLatched = false
-    var onChange: () -> Void = {}
+    /// The engine or the turn changed, at the time of the touch that changed it (nil: no touch).
+    var onChange: (_ at: Double?) -> Void = { _ in }
     var onMoved: (Point) -> Void = { _ in }
     /// A turn button chosen by a screen reader's double tap or a keypad: one step that way.
     var onTurnStep: (Int) -> Void = { _ in }
@@ -96,14 +97,14 @@ final class ControlPad: View {
             let r = role(at: t.location(in: self), current: nil)
             fingers[ObjectIdentifier(t)] = Finger(touch: t, role: r, startRole: r, began: t.timestamp)
         }
-        update()
+        update(at: event.timestamp)
     }
     override func touchesMoved(_ touches: Set<Touch>, event: TouchEvent) {
         for t in touches {
             guard let f = fingers[ObjectIdentifier(t)] else { continue }
             fingers[ObjectIdentifier(t)]?.role = role(at: t.location(in: self), current: f.role)
         }
-        update()
+        update(at: event.timestamp)
     }
     override func touchesEnded(_ touches: Set<Touch>, event: TouchEvent) {
         for t in touches {
@@ -112,31 +113,31 @@ final class ControlPad: View {
                 engineLatched = t.timestamp - f.began < Self.tapTime ? !engineLatched : false
             }
         }
-        update()
+        update(at: event.timestamp)
     }
     override func touchesCancelled(_ touches: Set<Touch>, event: TouchEvent) {
         for t in touches { fingers[ObjectIdentifier(t)] = nil }
-        update()
+        update(at: event.timestamp)
     }
 
     /// Stops everything (the scene is paused, a new flight).
     func cancelAll() {
         fingers.removeAll()
         engineLatched = false
-        update()
+        update(at: nil)
     }
 
     /// A button chosen without touching it (a screen reader's double tap): the engine's tap, or
     /// one turn step.
     func activate(_ role: Role) {
         switch role {
-        case .fire: engineLatched.toggle(); update()
+        case .fire: engineLatched.toggle(); update(at: nil)
         case .port: onTurnStep(-1)
         case .starboard: onTurnStep(1)
         }
     }
 
-    private func update() {
+    private func update(at time: Double?) {
         let held = Set(fingers.values.compactMap(\.role))
         let e = held.contains(.fire) || engineLatched
         for b in buttons { b.isLit = b.role == .fire ? e : held.contains(b.role) }
@@ -145,7 +146,7 @@ final class ControlPad: View {
         if e != engine || t != turning {
             engine = e
             turning = t
-            onChange()
+            onChange(time)
         }
     }
 }

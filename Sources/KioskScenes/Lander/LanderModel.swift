@@ -109,8 +109,8 @@ public struct LanderModel: Equatable, Sendable {
     public let seed: UInt64
     /// Inputs, held while a button or key is down.
     public var engineOn = false
-    /// -1 turns port (anticlockwise), +1 starboard, 0 none.
-    public var turning = 0
+    /// -1 turns port (anticlockwise), +1 starboard, 0 none (set with `setTurning`).
+    public private(set) var turning = 0
     private var accumulator = 0.0
     public private(set) var steps = 0
 
@@ -135,6 +135,7 @@ public struct LanderModel: Equatable, Sendable {
         state.y = 0.75
         engineOn = false
         turning = 0
+        headingOwed = 0
         accumulator = 0
     }
 
@@ -153,12 +154,29 @@ public struct LanderModel: Equatable, Sendable {
     /// Advances by `dt` seconds in whole fixed steps (the remainder carries to the next call).
     public mutating func advance(by dt: Double) {
         guard isFlying else { accumulator = 0; return }
-        accumulator += max(0, min(dt, 0.25)) // a stall never becomes a teleport
+        accumulator += max(0, min(dt, Self.longestStall)) // a stall never becomes a teleport
         while accumulator >= Self.step && isFlying {
             accumulator -= Self.step
             stepOnce()
         }
     }
+
+    /// The most of a stall (a busy machine) that is flown: more would be a jump.
+    public static let longestStall = 0.25
+
+    /// The turn from now on (−1 port, +1 starboard, 0 none), changed `ago` seconds before the time
+    /// already given to `advance` (an event handled late). A turn counts for exactly as long as it
+    /// was held, not rounded to the physics' steps, even when it was shorter than a frame.
+    public mutating func setTurning(_ direction: Int, changedAgo ago: Double = 0) {
+        let before = turning.signum(), after = direction.signum()
+        turning = direction
+        guard isFlying, after != before else { return }
+        // The time since the last step (or before it, for a late event) turned the other way.
+        let flownOtherwise = accumulator - max(0, min(ago, Self.longestStall))
+        headingOwed += Double(before - after) * Self.turnRate * flownOtherwise
+    }
+    /// Heading from a turn that changed between steps, given to the next step.
+    private var headingOwed = 0.0
 
     /// One turn step (`direction` −1 port, +1 starboard) at once: the turn buttons' tap for a
     /// visitor who chooses them without holding them (a screen reader's double tap, a keypad).
@@ -177,7 +195,8 @@ public struct LanderModel: Equatable, Sendable {
     mutating func stepOnce() {
         let dt = Self.step
         steps += 1
-        state.heading += Double(turning.signum()) * Self.turnRate * dt
+        state.heading += Double(turning.signum()) * Self.turnRate * dt + headingOwed
+        headingOwed = 0
         wrapHeading()
         var ax = 0.0, ay = -Self.gravity
         if engineOn && state.fuel > 0 {

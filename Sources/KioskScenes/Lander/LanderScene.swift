@@ -112,7 +112,7 @@ public final class LanderScene: ViewScene {
         infoButton.accessibilityIdentifier = "lander help"
         view.addSubview(infoButton)
 
-        pad.onChange = { [unowned self] in applyInputs() }
+        pad.onChange = { [unowned self] time in applyInputs(at: time) }
         pad.onTurnStep = { [unowned self] direction in
             startFlying()
             model.turnStep(direction)
@@ -189,8 +189,7 @@ public final class LanderScene: ViewScene {
         pad.cancelAll() // a new flight starts with the engine off
         controlsUsed = false
         lastTime = nil
-        applyInputs()
-        updateViews()
+        applyInputs(at: nil)
     }
 
     /// A new visitor: a new flight, the help closed (the pad stays where the operator put it).
@@ -209,11 +208,29 @@ public final class LanderScene: ViewScene {
         controlsUsed = true
     }
 
-    private func applyInputs() {
+    /// The controls as they are now, from `time` (the touch's or the key's): the flight is flown
+    /// up to then with the controls as they were, so a press shorter than a frame, or handled
+    /// after a busy frame, turns the rocket for as long as it was held.
+    private func applyInputs(at time: Double?) {
+        let turning = max(-1, min(1, pad.turning + keyTurn))
+        var ago = 0.0
+        if let time, let last = lastTime {
+            if time > last { fly(until: time) } else { ago = last - time }
+        }
         model.engineOn = pad.engine || keyEngine
-        model.turning = max(-1, min(1, pad.turning + keyTurn))
+        model.setTurning(turning, changedAgo: isFlown ? ago : 0)
         if model.engineOn || model.turning != 0 { startFlying() }
         updateViews()
+    }
+
+    /// Whether time moves the rocket now.
+    private var isFlown: Bool { isActive && model.isFlying && !waitsForTheVisitor }
+
+    /// The flight flown up to `time`, never back: an input's time may be later than the next frame's.
+    private func fly(until time: Double) {
+        if let last = lastTime, time <= last { return }
+        if isFlown, let last = lastTime { model.advance(by: time - last) }
+        lastTime = time
     }
 
     public override func setActive(_ active: Bool) {
@@ -224,13 +241,12 @@ public final class LanderScene: ViewScene {
     }
 
     public override func advance(to time: Double) {
-        if isActive, model.isFlying, !waitsForTheVisitor, let last = lastTime { model.advance(by: time - last) }
-        lastTime = time
+        fly(until: time)
         updateViews()
         super.advance(to: time)
     }
 
-    public override var isAnimating: Bool { (isActive && model.isFlying && !waitsForTheVisitor) || view.isAnimating }
+    public override var isAnimating: Bool { isFlown || view.isAnimating }
 
     private func updateViews() {
         let size = view.bounds.size
@@ -313,7 +329,7 @@ public final class LanderScene: ViewScene {
         case Key.return where key.pressed && !model.isFlying: restart()
         default: return
         }
-        applyInputs()
+        applyInputs(at: key.time)
     }
 
     // MARK: Saved state
