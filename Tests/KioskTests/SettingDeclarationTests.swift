@@ -8,15 +8,27 @@ import Testing
     /// Each `.BR name " = value"` entry of a `[section]` of the man page, as "section.name" →
     /// "name = value" rendered ("\(dq" a double quote, quoted arguments one word).
     static func manPageEntries() throws -> [String: String] {
+        try manPage().mapValues(\.heading)
+    }
+
+    /// Each entry of the man page as "section.name" → its heading ("name = value") and the
+    /// paragraph under it (the lines up to the next entry or section, joined by spaces).
+    static func manPage() throws -> [String: (heading: String, text: String)] {
         let page = try String(contentsOfFile: repositoryRoot + "/Packaging/man/kiosk.toml.5", encoding: .utf8)
-        var section: String?, entries: [String: String] = [:]
+        var section: String?, entries: [String: (heading: String, text: String)] = [:], current: String?
         for line in page.split(separator: "\n").map(String.init) {
             if line.hasPrefix(".SH ") {
                 let title = line.dropFirst(4).filter { $0 != "\"" }
                 section = title.hasPrefix("[") && title != "[text]" ? String(title.dropFirst().dropLast()) : nil
+                current = nil
             } else if let section, line.hasPrefix(".BR "), line.contains("\" = ") {
                 let words = troffArguments(String(line.dropFirst(4)))
-                entries["\(section).\(words[0])"] = words.joined().replacingOccurrences(of: "\\(dq", with: "\"")
+                current = "\(section).\(words[0])"
+                entries[current!] = (words.joined().replacingOccurrences(of: "\\(dq", with: "\""), "")
+            } else if line.hasPrefix(".TP") {
+                current = nil
+            } else if let key = current {
+                entries[key]!.text += " " + line
             }
         }
         return entries
@@ -44,6 +56,12 @@ import Testing
         for d in Settings.declarations {
             guard let shown = entries[d.key] else { continue }
             #expect(shown == "\(d.name) = \(d.example ?? d.defaultText)", "\(d.key)")
+        }
+        // A number's range is the one the kiosk checks.
+        let paragraphs = try Self.manPage()
+        for d in Settings.declarations {
+            guard let range = d.range, let text = paragraphs[d.key]?.text else { continue }
+            #expect(text.contains("\(format(range.lowerBound)) to \(format(range.upperBound))"), "\(d.key): \(text)")
         }
         // What a saved file does not change at once, it says.
         let page = try String(contentsOfFile: repositoryRoot + "/Packaging/man/kiosk.toml.5", encoding: .utf8)

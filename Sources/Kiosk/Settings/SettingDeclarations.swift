@@ -3,8 +3,10 @@ import KioskScenes
 
 /// One setting of kiosk.toml, declared once, as systemd declares a unit setting: its key, its
 /// default as the file writes it, its allowed range, whether a running kiosk takes it at once,
-/// its one-line documentation, and how it is read. The parser, `check-config`, the admin
-/// panel's and the setup's checks and the test against kiosk.toml(5) all read this list.
+/// and how it is read. The parser, `check-config`, the admin panel's and the setup's checks and
+/// the test against kiosk.toml(5) all read this list. What a setting means is written once, in
+/// kiosk.toml(5) (Packaging/man/kiosk.toml.5): the test holds each entry there to its
+/// declaration's key, default or example, range, and whether it applies at the next start.
 struct SettingDeclaration: Sendable {
     let section: String
     let name: String
@@ -19,7 +21,6 @@ struct SettingDeclaration: Sendable {
     /// A setting that is not live: its value as the kiosk has it, so a reload can say that a
     /// changed one waits for the next start.
     var value: (@Sendable (Settings) -> String)?
-    let doc: String
     let read: @Sendable (TOML.Node, inout Settings, SettingReader) -> Void
 
     var key: String { "\(section).\(name)" }
@@ -53,8 +54,8 @@ extension SettingDeclaration {
     /// A number within `range` kept at `path`. (The default is written out, not read from
     /// `Settings()`: the scenes' declarations are made while the scene catalog is.)
     static func number(_ section: String, _ name: String, _ range: ClosedRange<Double>, _ path: any WritableKeyPath<Settings, Double> & Sendable,
-                       default defaultText: String, live: Bool = true, doc: String) -> SettingDeclaration {
-        SettingDeclaration(section: section, name: name, defaultText: defaultText, range: range, live: live, doc: doc) { v, s, r in
+                       default defaultText: String, live: Bool = true) -> SettingDeclaration {
+        SettingDeclaration(section: section, name: name, defaultText: defaultText, range: range, live: live) { v, s, r in
             let d = v.double ?? v.int.map(Double.init)
             if let d, range.contains(d) { s[keyPath: path] = d } else {
                 r.problem(v, "\(name) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(s[keyPath: path]))")
@@ -63,9 +64,8 @@ extension SettingDeclaration {
     }
 
     /// true or false, kept at `path`.
-    static func flag(_ section: String, _ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable, default defaultText: String,
-                     doc: String) -> SettingDeclaration {
-        SettingDeclaration(section: section, name: name, defaultText: defaultText, doc: doc) { v, s, r in
+    static func flag(_ section: String, _ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable, default defaultText: String) -> SettingDeclaration {
+        SettingDeclaration(section: section, name: name, defaultText: defaultText) { v, s, r in
             if let b = v.bool { s[keyPath: path] = b } else { r.problem(v, "\(name) must be true or false; using \(s[keyPath: path])") }
         }
     }
@@ -83,29 +83,24 @@ extension Settings {
 
     private static let kioskDeclarations: [SettingDeclaration] = shellDeclarations + [
         SettingDeclaration(section: "metrics", name: "textfile", defaultText: "\"\"",
-                           example: "\"/var/lib/prometheus/node-exporter/kiosk.prom\"",
-                           doc: "Where node_exporter's textfile collector reads the kiosk's metrics (an absolute path); \"\": none.") { v, s, r in
+                           example: "\"/var/lib/prometheus/node-exporter/kiosk.prom\"") { v, s, r in
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsTextfile = t.isEmpty ? nil : t }
             else { r.problem(v, "textfile must be an absolute path in quotes (node_exporter's textfile folder), or \"\"; no metrics written") }
         },
         SettingDeclaration(section: "metrics", name: "screenshot", defaultText: "\"\"",
-                           example: "\"/var/lib/kiosk/screen.png\"",
-                           doc: "Where a PNG of what the panel shows is kept for a fleet's dashboard (an absolute path); \"\": none.") { v, s, r in
+                           example: "\"/var/lib/kiosk/screen.png\"") { v, s, r in
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsScreenshot = t.isEmpty ? nil : t }
             else { r.problem(v, "screenshot must be an absolute path in quotes, or \"\"; no screenshot written") }
         },
-        .number("metrics", "screenshot_interval", 5...86_400, \.metricsScreenshotInterval, default: "60",
-                doc: "The least time between two screenshots, in seconds (5 to 86400): one is written only after the screen changed."),
-        .number("access", "speech_rate", 80...450, \.speechRate, default: "175", doc: "How fast the voice speaks, in words per minute (80 to 450)."),
-        .number("access", "speech_volume", 0...200, \.speechVolume, default: "100", doc: "How loud the voice speaks, in per cent of espeak-ng's normal (0 to 200)."),
-        SettingDeclaration(section: "access", name: "sound_device", defaultText: "\"default\"",
-                           doc: "The ALSA device speech is played on (aplay -L lists them); \"default\" is the system's.") { v, s, r in
+        .number("metrics", "screenshot_interval", 5...86_400, \.metricsScreenshotInterval, default: "60"),
+        .number("access", "speech_rate", 80...450, \.speechRate, default: "175"),
+        .number("access", "speech_volume", 0...200, \.speechVolume, default: "100"),
+        SettingDeclaration(section: "access", name: "sound_device", defaultText: "\"default\"") { v, s, r in
             if let d = v.string, !d.isEmpty, !d.contains(where: \.isWhitespace) { s.soundDevice = d }
             else { r.problem(v, "sound_device must be an ALSA device name in quotes, as aplay -L lists them; using \"default\"") }
         },
     ] + adminDeclarations + [
-        SettingDeclaration(section: "touch", name: "matrix", defaultText: "[1, 0, 0, 0, 1, 0]",
-                           doc: "libinput's calibration matrix for a touchscreen that reports turned or mirrored (six numbers).") { v, s, r in
+        SettingDeclaration(section: "touch", name: "matrix", defaultText: "[1, 0, 0, 0, 1, 0]") { v, s, r in
             let numbers = v.array?.compactMap { $0.double ?? $0.int.map(Double.init) } ?? []
             if numbers.count != 6 || v.array?.count != 6 {
                 r.problem(v, "matrix must be six numbers [a, b, c, d, e, f] (libinput's calibration matrix); touch is not turned")
@@ -129,8 +124,7 @@ extension Settings {
     static func range(_ key: String) -> ClosedRange<Double> { declaration(key)!.range! }
 
     private static let shellDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "shell", name: "scenes", defaultText: "[\"lander\", \"tiles\"]",
-                           doc: "The scenes visitors switch between, in order (\"touch\" too, for a bench).") { v, s, r in
+        SettingDeclaration(section: "shell", name: "scenes", defaultText: "[\"lander\", \"tiles\"]") { v, s, r in
             let bar = r.catalog.barScenes
             let names = v.array.map { $0.compactMap { $0.string } } ?? []
             let valid = names.compactMap { r.catalog.canonicalName($0) }.filter { bar.contains($0) }
@@ -138,25 +132,21 @@ extension Settings {
                 r.problem(v, "scenes must list some of \(bar.joined(separator: ", ")); using \(s.scenes.joined(separator: ", "))")
             } else { s.scenes = valid }
         },
-        SettingDeclaration(section: "shell", name: "start", defaultText: "\"lander\"", live: false, value: { $0.start },
-                           doc: "The scene shown at start when none was saved.") { v, s, r in
+        SettingDeclaration(section: "shell", name: "start", defaultText: "\"lander\"", live: false, value: { $0.start }) { v, s, r in
             let bar = r.catalog.barScenes
             if let n = v.string.flatMap(r.catalog.canonicalName), bar.contains(n) { s.start = n }
             else { r.problem(v, "start must be one of \(bar.joined(separator: ", ")); using \(s.start)") }
         },
-        .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: "120", doc: "Seconds without input before the screensaver; 0 never."),
-        .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: "0", doc: "Seconds of screensaver before the screen goes off (black, the panel powered down); 0 never."),
-        SettingDeclaration(section: "shell", name: "rotate", defaultText: "0",
-                           doc: "Turns the picture and touches clockwise: 0, 90, 180 or 270.") { v, s, r in
+        .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: "120"),
+        .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: "0"),
+        SettingDeclaration(section: "shell", name: "rotate", defaultText: "0") { v, s, r in
             if let turned = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = turned }
             else { r.problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
         },
-        .flag("shell", "scene_bar", \.sceneBar, default: "true", doc: "Whether the scene buttons are shown at the top."),
-        .flag("shell", "idle_reset", \.idleReset, default: "true", doc: "Whether waking from the screensaver starts afresh for the next visitor."),
-        .number("shell", "after_hours_wake", 1...3600, \.afterHoursWake, default: "60",
-                doc: "Seconds a touch outside the opening hours shows the screensaver before black again."),
-        SettingDeclaration(section: "shell", name: "hours", defaultText: "\"\"", example: "\"Mon-Fri 08:00-20:00, Sat 10:00-16:00\"",
-                           doc: "When the kiosk is open: \"Mon-Fri 08:00-20:00\" or a list of such; always, by default.") { v, s, r in
+        .flag("shell", "scene_bar", \.sceneBar, default: "true"),
+        .flag("shell", "idle_reset", \.idleReset, default: "true"),
+        .number("shell", "after_hours_wake", 1...3600, \.afterHoursWake, default: "60"),
+        SettingDeclaration(section: "shell", name: "hours", defaultText: "\"\"", example: "\"Mon-Fri 08:00-20:00, Sat 10:00-16:00\"") { v, s, r in
             // One string or a list of them; a bad entry is pointed at where it goes wrong.
             var hours = OpeningHours()
             for spec in v.array ?? [v] {
@@ -173,17 +163,12 @@ extension Settings {
             }
             s.hours = hours
         },
-        .flag("shell", "stats", \.stats, default: "false", doc: "The frame statistics overlay."),
-        .flag("access", "speech", \.speech, default: "false",
-              doc: "Speech on for every visitor: touches explore the screen and hear it, a double tap chooses."),
-        .flag("access", "large", \.large, default: "false",
-              doc: "The large high-contrast mode for every visitor: text and controls twice their size, drawn at 7:1 contrast or more."),
-        .number("access", "reach_height_mm", 0...5000, \.reachHeight, default: "0",
-                doc: "How high the screen's top edge is above the floor, in millimetres: controls move below 1220 mm, a seated visitor's highest reach; 0: not known."),
-        .number("access", "idle_timeout", 0...86_400, \.accessIdleTimeout, default: "300",
-                doc: "Seconds without input before the screensaver while speech is on (never less than [shell] idle_timeout); the visitor is asked first whether they need more time."),
-        SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"",
-                           doc: "The kiosk's own language (default: the locale's, else the first of languages, else English).") { v, s, r in
+        .flag("shell", "stats", \.stats, default: "false"),
+        .flag("access", "speech", \.speech, default: "false"),
+        .flag("access", "large", \.large, default: "false"),
+        .number("access", "reach_height_mm", 0...5000, \.reachHeight, default: "0"),
+        .number("access", "idle_timeout", 0...86_400, \.accessIdleTimeout, default: "300"),
+        SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"") { v, s, r in
             if let l = v.string.flatMap({ Language.named($0, in: r.languages) }) {
                 s.language = l
                 r.languageChosen = true
@@ -192,8 +177,7 @@ extension Settings {
                 r.problem(v, "language must be one of \(known) (another: a catalog in \(LanguageCatalogs.directory)); using \(s.language.code)")
             }
         },
-        SettingDeclaration(section: "shell", name: "languages", defaultText: "[]", example: "[\"fr\", \"en\"]",
-                           doc: "The languages visitors may switch between with the scene bar's pill.") { v, s, r in
+        SettingDeclaration(section: "shell", name: "languages", defaultText: "[]", example: "[\"fr\", \"en\"]") { v, s, r in
             if v.array == nil { r.problem(v, "languages must be a list like [\"en\", \"fr\"]; no language pill") }
             for item in v.array ?? [] {
                 if let l = item.string.flatMap({ Language.named($0, in: r.languages) }) {
@@ -206,25 +190,23 @@ extension Settings {
             // Without a language of its own, the kiosk speaks the first one visitors may choose.
             if !r.languageChosen, let first = s.languages.first { s.language = first }
         },
-        SettingDeclaration(section: "shell", name: "theme", defaultText: "\"\"",
-                           doc: "A folder of images used instead of the drawn rocket and tiles.") { v, s, r in
+        SettingDeclaration(section: "shell", name: "theme", defaultText: "\"\"") { v, s, r in
             if let t = v.string { s.theme = t.isEmpty ? nil : t } else { r.problem(v, "theme must be a folder path in quotes") }
         },
     ]
 
     /// The falling words' `[words]`.
     static let wordsDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "words", name: "phrases", defaultText: "[\"Peace Love Groovy Music\"]",
-                           doc: "The phrases that fall, one at random for each.") { v, s, r in
+        SettingDeclaration(section: "words", name: "phrases", defaultText: "[\"Peace Love Groovy Music\"]") { v, s, r in
             if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
                 s.words.phrases = list
                 s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }
             } else { r.problem(v, "phrases must be a list of strings; using the default") }
         },
-        .number("words", "speed", 5...5000, \.words.speed, default: "150", doc: "Points per second."),
-        .number("words", "interval", 0.05...60, \.words.interval, default: "0.5", doc: "Seconds between new phrases."),
-        .number("words", "size", 50...1000, \.words.labelWidth, default: "200", doc: "The smallest label's width in points (labels are one to two times as wide)."),
-        SettingDeclaration(section: "words", name: "color", defaultText: "\"#8e24aa\"", doc: "The phrases' colour, as #rrggbb.") { v, s, r in
+        .number("words", "speed", 5...5000, \.words.speed, default: "150"),
+        .number("words", "interval", 0.05...60, \.words.interval, default: "0.5"),
+        .number("words", "size", 50...1000, \.words.labelWidth, default: "200"),
+        SettingDeclaration(section: "words", name: "color", defaultText: "\"#8e24aa\"") { v, s, r in
             if let c = v.string.flatMap(Settings.color) { s.words.color = c }
             else { r.problem(v, "color must look like \"#8e24aa\"; using the default") }
         },
@@ -232,8 +214,7 @@ extension Settings {
 
     /// The lander's `[lander]`.
     static let landerDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"",
-                           doc: "The bottom corner of the lander's control pad: \"left\" or \"right\" (left in a right-to-left language).") { v, s, r in
+        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"") { v, s, r in
             switch v.string {
             case "left": s.padSide = .left
             case "right": s.padSide = .right
@@ -243,8 +224,7 @@ extension Settings {
     ]
 
     private static let adminDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "admin", name: "gesture", defaultText: "\"top-left\"",
-                           doc: "The corner where three fingers held open the admin panel, or \"off\".") { v, s, r in
+        SettingDeclaration(section: "admin", name: "gesture", defaultText: "\"top-left\"") { v, s, r in
             if v.string == "off" { s.adminCorner = nil }
             else if let c = v.string.flatMap(AdminCorner.init(rawValue:)) { s.adminCorner = c }
             else { r.problem(v, "gesture must be \"top-left\", \"top-right\", \"bottom-left\", \"bottom-right\" or \"off\"; using top-left") }
@@ -252,8 +232,7 @@ extension Settings {
                 r.problem(v, "the admin gesture needs a pin (4 to 8 digits): it is off until one is set")
             }
         },
-        SettingDeclaration(section: "admin", name: "pin", defaultText: "\"\"", example: "\"2580\"",
-                           doc: "The admin panel's PIN, 4 to 8 digits; without one the gesture is off.") { v, s, r in
+        SettingDeclaration(section: "admin", name: "pin", defaultText: "\"\"", example: "\"2580\"") { v, s, r in
             if let p = v.string, p.isEmpty || SetupChoices.isValidPIN(p) { s.adminPIN = p.isEmpty ? nil : p }
             else {
                 // A PIN that cannot be typed would lock the operator out; no PIN would open
@@ -262,7 +241,6 @@ extension Settings {
                 r.problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
             }
         },
-        .flag("admin", "maintenance_keys", \.maintenanceKeys, default: "false",
-              doc: "A keyboard at the panel reaches the system and the kiosk's operator keys: SysRq, the power, suspend, hibernate and reboot keys, Ctrl+Alt+Del, other consoles, F12's frame statistics (for maintenance; the system's keys from the next systemctl restart kiosk-keys)."),
+        .flag("admin", "maintenance_keys", \.maintenanceKeys, default: "false"),
     ]
 }
