@@ -16,7 +16,7 @@ import Testing
         let r = ShellTests.Rig(idle: 0, start: scene)
         r.shell.adminCorner = .topLeft
         var asked = 0
-        r.shell.onAdminGesture = { asked += 1 }
+        r.shell.adminAsked.add { asked += 1 }
         r.wait(0.5)
         down(r, corner)
         for _ in 0..<Int(Shell.adminHold * 60) + 12 { r.wait(1.0 / 60) }
@@ -27,7 +27,7 @@ import Testing
         let r = ShellTests.Rig(idle: 0, start: "tiles")
         r.shell.adminCorner = .topLeft
         var asked = 0
-        r.shell.onAdminGesture = { asked += 1 }
+        r.shell.adminAsked.add { asked += 1 }
         r.wait(0.5)
         down(r, corner)
         r.wait(Shell.adminHold - 0.1)
@@ -45,7 +45,7 @@ import Testing
             let r = ShellTests.Rig(idle: 0, start: "touch")
             r.shell.adminCorner = variant == 3 ? nil : .topLeft
             var asked = 0
-            r.shell.onAdminGesture = { asked += 1 }
+            r.shell.adminAsked.add { asked += 1 }
             switch variant {
             case 0: down(r, Array(corner.prefix(2)))
             case 1:

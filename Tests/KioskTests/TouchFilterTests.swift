@@ -34,7 +34,7 @@ import Glibc
             filter.onIgnored = { [unowned self] in self.ignored.append($0) }
             filter.onStuck = { [unowned self] in self.stuck.append($0) }
             // As the application does: a change of what shows ends the fingers down across it.
-            saver.onChange = { [unowned self] _ in
+            shell.showingChanged.add { [unowned self] _ in
                 let change = self.scheduler.now
                 self.scheduler.schedule(after: 0) { self.filter.cancelAll(beganBefore: change, at: self.scheduler.now) }
             }
@@ -181,7 +181,7 @@ import Glibc
         let r = LivePath(idle: 0)
         r.shell.adminCorner = .topLeft
         var asked = 0
-        r.shell.onAdminGesture = { asked += 1 }
+        r.shell.adminAsked.add { asked += 1 }
         for (i, p) in [(40.0, 40.0), (90.0, 60.0), (60.0, 110.0)].enumerated() { r.down(Int32(i + 1), Point(x: p.0, y: p.1), at: 1) }
         r.at(1 + Shell.adminHold + 0.2)
         #expect(asked == 1)
@@ -278,7 +278,7 @@ import Glibc
     @Test func afterTheBlankDelayThePanelGoesOffAndPhantomsKeepItOff() {
         let r = LivePath(idle: 5, blank: 5)
         var dark: [Bool] = []
-        r.saver.onDark = { dark.append($0) }
+        r.shell.darkChanged.add { dark.append($0) }
         r.at(11)
         #expect(r.shell.showing == .blank && dark == [true])
         var t = 12.0

@@ -18,8 +18,6 @@ final class ScreensaverController {
     private var idleTimer: ScheduledTimer?
     private var blankTimer: ScheduledTimer?
     private var afterHoursTimer: ScheduledTimer?
-    /// Told after this has acted on a change of what the screen shows (the old value).
-    var onChange: ((Showing) -> Void)?
 
     var idleTimeout: Double { didSet { if idleTimeout != oldValue { restartIdleTimer() } } }
     /// While speech is on, the screensaver waits this long instead (never less than
@@ -32,9 +30,6 @@ final class ScreensaverController {
     var blankDelay: Double
     /// Seconds a touch after hours shows the screensaver.
     var afterHoursWake = 60.0
-    /// Told when the screen goes black for closing time (true) and when it shows something
-    /// again (false): where the compositor can, the application turns the output off and on.
-    var onDark: ((Bool) -> Void)?
     /// Whether the opening hours have the kiosk open now (the opening-hours controller's).
     var isOpen: () -> Bool = { true }
 
@@ -46,10 +41,19 @@ final class ScreensaverController {
         self.blankDelay = max(0, blankDelay)
         self.log = log
         self.inhibitIdle = inhibitIdle
-        shell.onActivity = { [weak self] in self?.restartIdleTimer() }
-        shell.onAfterHoursTouch = { [weak self] in self?.afterHoursTouch() }
-        shell.onShowingChange = { [weak self] old in self?.showingChanged(from: old) }
+        shell.activity.add { [weak self] in self?.restartIdleTimer() }
+        shell.afterHoursTouch.add { [weak self] in self?.afterHoursTouch() }
+        shell.showingChanged.add { [weak self] old in self?.showingChanged(from: old) }
         if shell.showing == .screensaver { startBlankTimer() } else { restartIdleTimer() }
+    }
+
+    /// `[shell] idle_timeout`, `blank_delay`, `after_hours_wake` and `[access] idle_timeout`, at
+    /// start and on every reload.
+    func apply(_ s: Settings) {
+        idleTimeout = s.idleTimeout
+        accessibleIdleTimeout = s.accessIdleTimeout
+        blankDelay = s.blankDelay
+        afterHoursWake = s.afterHoursWake
     }
 
     /// The opening hours flipped: black at closing time (an open admin panel closes too), a
@@ -108,7 +112,6 @@ final class ScreensaverController {
         blankTimer?.cancel()
         blankTimer = nil
         let now = shell.showing
-        if old.isDark != now.isDark { onDark?(now.isDark) }
         switch now {
         case .screensaver:
             stopIdleTimers()
@@ -122,6 +125,5 @@ final class ScreensaverController {
             inhibitIdle(false)
         }
         if !now.isClosed { afterHoursTimer?.cancel(); afterHoursTimer = nil }
-        onChange?(old)
     }
 }

@@ -28,7 +28,7 @@ final class SetupController {
         self.fonts = fonts
         self.close = close
         // A setup that gives way unfinished (the screensaver, closing time) leaves the panel as it was.
-        shell.onOverlayLeft = { [weak settings] gone in
+        shell.overlayLeft.add { [weak settings] gone in
             if let setup = gone as? SetupScene, !setup.finished { settings?.abandonSetup() }
         }
     }

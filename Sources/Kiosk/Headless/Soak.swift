@@ -52,7 +52,7 @@ func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300
     let scheduler = ManualScheduler()
     let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: scheduler), names: SceneCatalog.standard.barScenes, start: "touch")
     let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: 60)
-    screensaver.onChange = { [unowned shell] old in if shell.showing.isScreensaver && !old.isScreensaver { report.screensavers += 1 } }
+    shell.showingChanged.add { [unowned shell] old in if shell.showing.isScreensaver && !old.isScreensaver { report.screensavers += 1 } }
     let clock = ManualClock()
     let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: size), clock: clock)
     var rng = SplitMix64(seed: seed)

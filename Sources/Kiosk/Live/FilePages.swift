@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KioskCore
 
 /// Hands back to the kernel the pages this process maps from files and has never written: the
 /// code and read-only data of the kiosk's binary and of its libraries, fontconfig's caches, the
@@ -85,5 +86,37 @@ enum FilePages {
             kib += m.residentKiB
         }
         return kib
+    }
+}
+
+/// When unmodified file pages are next handed back (`FilePages`): after start-up, and whenever
+/// the kiosk settles into the screensaver or a dark screen for what may be hours, the code it
+/// ran to get there is handed back: 3 s later while frames are drawn (the screensaver's first
+/// labels load fonts), at once when nothing moves. Never on a wakeup of its own: an idle kiosk
+/// stays asleep.
+final class FilePageTrim {
+    private let log: Logger
+    /// Monotonic ns.
+    private var due: UInt64?
+
+    init(log: Logger) { self.log = log }
+
+    func request() { due = MonotonicClock.nanoseconds() + 3_000_000_000 }
+
+    func follow(_ shell: Shell) {
+        shell.showingChanged.add { [weak self, unowned shell] old in
+            if shell.showing.showsScreensaverOrItsBlack && !old.showsScreensaverOrItsBlack { self?.request() }
+        }
+        shell.darkChanged.add { [weak self] dark in if dark { self?.request() } }
+    }
+
+    /// At the end of an event-loop pass (`animating`: frames are being drawn).
+    func trimIfDue(animating: Bool) {
+        guard let due, MonotonicClock.nanoseconds() >= due || !animating else { return }
+        self.due = nil
+        let mappings = FilePages.droppable()
+        // Logged first: formatting the line runs code that is then dropped with the rest.
+        log.debug("returning \(mappings.reduce(0) { $0 + $1.residentKiB }) KiB of unmodified file pages (monotonic \(MonotonicClock.nanoseconds()) ns)")
+        FilePages.drop(mappings)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import KioskCore
 import KioskRender
+import KioskVoice
 
 /// Builds and lays out the first scene on a helper thread while the main thread sets up the
 /// window and pre-faults its first buffer.
@@ -72,3 +73,60 @@ final class ScenePreparation: @unchecked Sendable {
     }
 }
 
+extension ScenePreparation {
+    /// The shell made on a helper thread while the window is set up, laid out as the stage will
+    /// show it (rotated, large if the shell asks for it), the settings applied before its first
+    /// layout: the bar decides where the scene's content goes.
+    static func liveShell(settings: SettingsController, store: StateStore, scheduler: Scheduler, voice: Voice,
+                          expected: DisplayInfo?, startInScreensaver: Bool, log: Logger) -> ScenePreparation {
+        let current = settings.current, overrides = settings.overrides, rotation = current.rotate
+        let name = LiveScenes.start(current, overrides: overrides, store: store, log: log)
+        let names = current.scenes.contains(name) ? current.scenes : current.scenes + [name]
+        let prep = ScenePreparation(info: { scene in expected.map { Stage.sceneInfo($0, rotation: rotation, large: scene.prefersLargeDisplay) } },
+                                    log: log) { fonts in
+            Shell.make(LiveScenes.making(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log),
+                       names: names, start: name, home: LiveScenes.home(current, overrides), catalog: LiveScenes.catalog,
+                       startInScreensaver: startInScreensaver) { shell in
+                // Spoken, and listed in the debug log (what was said, for an operator and the tests).
+                shell.window.screenReader.speak = { [log] u in
+                    log.debug("speech (\(u.language)): \(u.text)")
+                    voice.say(u.text, language: u.language)
+                }
+                shell.window.screenReader.silence = { voice.stop() }
+            }
+        }
+        prep.start()
+        return prep
+    }
+}
+
+/// The live kiosk's scenes: the catalog, how they are made from the settings, and which one
+/// shows first and after a fresh start.
+enum LiveScenes {
+    /// The scenes this kiosk has.
+    static let catalog = SceneCatalog.standard
+
+    /// Makes scenes by name with `settings` (theme folder: the setting, else `$KIOSK_THEME_DIR`).
+    static func making(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> SceneMaking {
+        let theme = settings.theme ?? getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
+        return SceneMaking(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
+                           settings: settings, report: { log.warning("\($0)") })
+    }
+
+    /// The scene a fresh start shows: one asked for on the command line is this run's start.
+    static func home(_ s: Settings, _ overrides: Overrides) -> String {
+        overrides.scene.flatMap(catalog.canonicalName) ?? s.start
+    }
+
+    /// The scene shown first: the one asked for on the command line, else where the kiosk was
+    /// at its last shutdown, else `[shell] start`.
+    static func start(_ current: Settings, overrides: Overrides, store: StateStore, log: Logger) -> String {
+        if let requested = overrides.scene {
+            if let n = catalog.canonicalName(requested) { return n }
+            log.warning("unknown scene '\(requested)' (known: \(catalog.names.joined(separator: ", "))): showing '\(current.start)'")
+            return current.start
+        }
+        if let saved = store.load(ShellSaved.self, name: "shell"), let n = catalog.canonicalName(saved.scene) { return n }
+        return current.start
+    }
+}

@@ -34,6 +34,9 @@ enum Showing: Equatable {
     var isDark: Bool { self == .closed || self == .blank }
     /// Nobody here (the screensaver, or its black after `blank_delay`): a touch wakes the scene.
     var isAsleep: Bool { self == .screensaver || self == .blank }
+    /// The screensaver (also a visitor's after hours) or its black: what the journal and the
+    /// metrics count as the screensaver's time.
+    var showsScreensaverOrItsBlack: Bool { isScreensaver || self == .blank }
     var isAdmin: Bool { if case .admin = self { return true } else { return false } }
 }
 
@@ -58,19 +61,22 @@ final class Shell: Scene {
     private(set) var showing: Showing { didSet { suspendSpeechWhileAsleep() } }
     private let chrome: ShellChrome
     /// Told after what the screen shows changed (the old value, then `showing` is the new).
-    var onShowingChange: ((Showing) -> Void)?
+    let showingChanged = Observers<Showing>()
+    /// Told when the screen goes black for closing time or after the screensaver (true) and when
+    /// it shows something again (false): the panel itself goes off and on.
+    let darkChanged = Observers<Bool>()
     /// Told whenever someone is at the kiosk: any input, a panel opening or closing.
-    var onActivity: (() -> Void)?
+    let activity = Observers<Void>()
     /// An overlay (the admin panel, the setup) gave way to something else: its own end, the
     /// screensaver, closing time.
-    var onOverlayLeft: ((ViewScene) -> Void)?
-    /// Called with the scene's name after a switch (for the service's status line).
-    var onSceneChange: ((String) -> Void)?
-    /// Three fingers were held in the admin corner: the application opens its panel.
-    var onAdminGesture: (() -> Void)? { get { chrome.onAdminHold } set { chrome.onAdminHold = newValue } }
+    let overlayLeft = Observers<ViewScene>()
+    /// Told the scene's name after a switch (for the service's status line).
+    let sceneChanged = Observers<String>()
+    /// Three fingers were held in the admin corner: the operators' screens open the panel.
+    let adminAsked = Observers<Void>()
     /// A touch or key while closed (black or the after-hours screensaver): it goes here and
     /// nowhere else.
-    var onAfterHoursTouch: (() -> Void)?
+    let afterHoursTouch = Observers<Void>()
     /// Where three fingers held still for `adminHold` seconds ask for the admin panel (nil: off).
     var adminCorner: Settings.AdminCorner? { get { chrome.adminCorner } set { chrome.adminCorner = newValue } }
     static let adminHold = ShellChrome.adminHoldSeconds
@@ -148,6 +154,7 @@ final class Shell: Scene {
             self.switchTo(self.names[(i + step + self.names.count) % self.names.count])
         }
         chrome.onWake = { [weak self] in self?.wake() }
+        chrome.onAdminHold = { [weak self] in self?.adminAsked.tell() }
         chrome.bar.onLanguage = { [weak self] in self?.nextLanguage() }
         chrome.bar.onSpeech = { [weak self] in
             guard let reader = self?.window.screenReader else { return }
@@ -156,7 +163,7 @@ final class Shell: Scene {
         chrome.bar.onLarge = { [weak self] in self?.isLarge.toggle() }
         window.screenReader.onChange = { [weak self] on in
             self?.chrome.bar.speechOn = on
-            self?.onActivity?() // the visitor's time is counted anew, at its accessible length
+            self?.activity.tell() // the visitor's time is counted anew, at its accessible length
         }
         updateChrome()
         suspendSpeechWhileAsleep()
@@ -171,7 +178,7 @@ final class Shell: Scene {
     private(set) var languageTexts = [Texts()]
     private(set) var texts = Texts()
     /// Told when a visitor chose another language (not when a fresh start brings the default back).
-    var onLanguageChange: ((Language) -> Void)?
+    let languageChosen = Observers<Language>()
 
     /// New languages (settings): the first is shown at once, and after every fresh start.
     func setLanguages(_ list: [Texts]) {
@@ -188,7 +195,7 @@ final class Shell: Scene {
         let i = languageTexts.firstIndex { $0.language == texts.language } ?? 0
         let next = languageTexts[(i + 1) % languageTexts.count]
         change { show(texts: next) }
-        onLanguageChange?(next.language)
+        languageChosen.tell(next.language)
     }
 
     /// Every scene, the screensaver and the bar in `t`'s language.
@@ -268,13 +275,13 @@ final class Shell: Scene {
     func show(_ next: Showing) {
         guard next != showing else { return }
         let old = showing
-        defer { if case .admin(let gone) = old { onOverlayLeft?(gone) } }
+        defer { if case .admin(let gone) = old { overlayLeft.tell(gone) } }
         change {
             showing = next
             if case .admin(let panel) = next { panel.layout(info) }
             if next == .scene && (old.isClosed || old.isAsleep && resetsOnWake) { startAfresh() }
         }
-        if next.isAdmin || old.isAdmin { onActivity?() }
+        if next.isAdmin || old.isAdmin { activity.tell() }
     }
 
     // MARK: More time
@@ -344,9 +351,10 @@ final class Shell: Scene {
         now.setActive(true)
         updateChrome()
         window.screenReader.refresh()
-        if showing != oldShowing { onShowingChange?(oldShowing) }
+        if showing != oldShowing { showingChanged.tell(oldShowing) }
+        if showing.isDark != oldShowing.isDark { darkChanged.tell(showing.isDark) }
         if currentName != oldName {
-            onSceneChange?(currentName)
+            sceneChanged.tell(currentName)
             if showing == .scene { window.screenReader.announce(chrome.bar.title(currentName, texts)) }
         }
     }
@@ -354,7 +362,7 @@ final class Shell: Scene {
     private func wake() {
         switch showing {
         case .screensaver, .blank: show(.scene)
-        case .closed, .afterHoursWake: onAfterHoursTouch?()
+        case .closed, .afterHoursWake: afterHoursTouch.tell()
         case .scene, .admin: break
         }
     }
@@ -412,7 +420,7 @@ final class Shell: Scene {
     // MARK: Input
 
     func handle(_ batch: TouchBatch) {
-        onActivity?()
+        activity.tell()
         window.handle(batch)
     }
 
@@ -422,7 +430,7 @@ final class Shell: Scene {
     }
 
     func handle(_ key: KeyEvent) {
-        onActivity?()
+        activity.tell()
         switch showing {
         case .admin(let panel): panel.handle(key)
         case .screensaver, .closed, .afterHoursWake, .blank:

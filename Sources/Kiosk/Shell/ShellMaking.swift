@@ -33,3 +33,15 @@ extension Shell {
         homeScene = catalog.canonicalName(home) ?? s.start
     }
 }
+
+extension Shell {
+    /// A reload's scenes: those whose settings changed are saved and made anew from `making`
+    /// (they keep their state), and the bar lists the new scenes. A scene asked for on the
+    /// command line (`asked`) stays reachable, as at start.
+    func reconfigure(for new: Settings, over old: Settings, asked: String?, making: SceneMaking) {
+        let rebuild = catalog.changed(from: old, to: new)
+        guard new.scenes != old.scenes || !rebuild.isEmpty else { return }
+        let names = asked.map { new.scenes.contains($0) ? new.scenes : new.scenes + [$0] } ?? new.scenes
+        reconfigure(names: names, rebuild: rebuild, make: { [catalog] in catalog.make($0, making)! })
+    }
+}
