@@ -130,6 +130,17 @@ open class View: Responder {
     public var root: RootView? { cachedRoot }
     /// Weak: a root holds its subtree, not the other way round (a root points at itself).
     weak var cachedRoot: RootView?
+    /// The fonts and the display this view is measured for: its window's, or while it is in
+    /// none (a scene laid out before the shell shows it), its scene's (`SceneView`).
+    public var measuring: (fonts: FontCache, info: DisplayInfo)? {
+        if let root { return (root.fonts, root.info) }
+        var v: View? = self
+        while let view = v {
+            if let scene = view as? SceneView { return (scene.fonts, scene.info) }
+            v = view.superview
+        }
+        return nil
+    }
     private func updateRoot(_ r: RootView?) {
         cachedRoot = r
         for s in subviews { s.updateRoot(r) }

@@ -3,27 +3,38 @@ import KioskRender
 
 /// A scene built from views, as a UIKit view controller: subclass, build the content in
 /// `build(in:)`, lay it out in `layout(view:)`. Its `view` is shown by a shell's window (one
-/// view tree for the whole screen), or on its own in `host` (a snapshot, a benchmark, a test):
-/// touches, animation, damage and drawing are the window's.
+/// view tree for the whole screen; `isHostedElsewhere`), or on its own in `host` (a snapshot,
+/// a benchmark, a test): touches, animation, damage and drawing are the window's.
 open class ViewScene: Responder, Scene {
     public let name: String
     /// The scene's content.
     public let view: SceneView
-    /// The window that shows `view` when no shell does.
-    public let host: RootView
-    public var invalidation: Invalidation { host.invalidation }
+    /// Shown in another's window (a shell's, or inside another scene's view), never on its
+    /// own: set by whoever takes the scene, before its first layout. Such a scene has no
+    /// window of its own.
+    public var isHostedElsewhere = false
+    /// The window that shows `view` when no other does, made when first needed.
+    public private(set) lazy var host: RootView = {
+        let host = RootView(info: view.info, fonts: view.fonts, scheduler: view.scheduler)
+        host.addSubview(view)
+        host.invalidation.maximumRects = maximumDamageRects
+        return host
+    }()
+    /// The window showing `view` now: the other one while the scene is in it (nil while
+    /// another scene shows), else its own.
+    private var window: RootView? { isHostedElsewhere ? view.root : host }
+    /// What changed in the window that shows the scene (nothing, while none does).
+    public var invalidation: Invalidation { window?.invalidation ?? unshown }
+    private let unshown = Invalidation()
 
     public init(name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler(),
                 info: DisplayInfo = DisplayInfo(size: Size(width: 1280, height: 800))) {
         self.name = name
         view = SceneView(info: info, fonts: fonts, scheduler: scheduler)
-        host = RootView(info: info, fonts: fonts, scheduler: scheduler)
         super.init()
         view.owner = self
-        host.addSubview(view)
         build(in: view)
         applyTexts()
-        host.invalidation.maximumRects = maximumDamageRects
     }
 
     /// The words the scene writes, in the language on screen. A new language is applied at once:
@@ -57,8 +68,6 @@ open class ViewScene: Responder, Scene {
     /// Shown on its own (a snapshot, a test), in the large high-contrast mode.
     public var prefersLargeDisplay = false
 
-    /// Whether `view` is shown on its own (not in a shell's window).
-    private var isOnItsOwn: Bool { view.root === host }
 
     /// Whether `layout(_:)` has run: the view has the display's size, not the default.
     public private(set) var hasLaidOut = false
@@ -66,26 +75,27 @@ open class ViewScene: Responder, Scene {
     open func layout(_ info: DisplayInfo) {
         hasLaidOut = true
         view.info = info
-        if isOnItsOwn { host.setDisplay(info) }
+        if !isHostedElsewhere { host.setDisplay(info) }
         view.frame = Rect(origin: .zero, size: info.size)
         layout(view: view)
     }
     /// A touch batch, delivered by the window showing the scene.
-    open func handle(_ batch: TouchBatch) { view.root?.handle(batch) }
+    open func handle(_ batch: TouchBatch) { window?.handle(batch) }
     open func handle(_ key: KeyEvent) {}
     /// A contact the touch filter kept from the scene (`TouchFilter`), in the scene's points:
     /// nothing for visitors' scenes; the operators' touch test shows it.
     open func ignoredContact(at location: Point, rule: TouchFilter.Rule) {}
     /// Moves the scene's own state (physics, spawning) to `time`; on its own, its window too.
-    open func advance(to time: Double) { if isOnItsOwn { host.advance(to: time) } }
+    open func advance(to time: Double) { if !isHostedElsewhere { host.advance(to: time) } }
     open var isAnimating: Bool { view.isAnimating }
-    public func draw(in canvas: Canvas) { host.render(in: canvas) }
-    public func prepareContent() { view.root?.prepareContent() }
+    /// On its own: its window drawn (hosted elsewhere, that window draws it).
+    public func draw(in canvas: Canvas) { if !isHostedElsewhere { host.render(in: canvas) } }
+    public func prepareContent() { window?.prepareContent() }
     open func saveState() {}
     open func reset() {}
     /// Pausing cancels the touches in progress, so nothing stays pressed behind another scene;
     /// the scene's model (`SceneView.touchObserver`) lets go of its fingers with the views.
     open func setActive(_ active: Bool) {
-        if !active { view.root?.cancelTouches(inside: view, at: view.scheduler.now) }
+        if !active { window?.cancelTouches(inside: view, at: view.scheduler.now) }
     }
 }

@@ -138,11 +138,11 @@ final class Shell: Scene {
         self.names = names.isEmpty ? [start] : names
         self.make = make
         currentName = self.names.contains(start) ? start : self.names[0]
-        screensaver = make(catalog.screensaverName)
+        screensaver = Self.taken(make(catalog.screensaverName))
         screensaver.texts = texts
         showing = startInScreensaver ? .screensaver : .scene
         screensaver.setActive(startInScreensaver)
-        closedScreen = BlackScreen(fonts: fonts, scheduler: scheduler)
+        closedScreen = Self.taken(BlackScreen(fonts: fonts, scheduler: scheduler))
         window = RootView(info: info, fonts: fonts, scheduler: scheduler)
         chrome = ShellChrome(window: window)
         fadeView.isUserInteractionEnabled = false
@@ -211,9 +211,15 @@ final class Shell: Scene {
 
     /// A scene made by `make`, in the language on screen.
     private func made(_ name: String) -> ViewScene {
-        let s = make(name)
+        let s = Self.taken(make(name))
         s.texts = texts
         return s
+    }
+
+    /// A scene this shell's window shows: it never gets a window of its own.
+    private static func taken<S: ViewScene>(_ scene: S) -> S {
+        scene.isHostedElsewhere = true
+        return scene
     }
 
     var current: ViewScene {
@@ -278,7 +284,7 @@ final class Shell: Scene {
         defer { if case .admin(let gone) = old { overlayLeft.tell(gone) } }
         change {
             showing = next
-            if case .admin(let panel) = next { panel.layout(info) }
+            if case .admin(let panel) = next { Self.taken(panel).layout(info) }
             if next == .scene && (old.isClosed || old.isAsleep && resetsOnWake) { startAfresh() }
         }
         if next.isAdmin || old.isAdmin { activity.tell() }
@@ -327,7 +333,7 @@ final class Shell: Scene {
             }
             if rebuild.contains(catalog.screensaverName) {
                 screensaver.setActive(false)
-                screensaver = newMake(catalog.screensaverName)
+                screensaver = Self.taken(newMake(catalog.screensaverName))
                 screensaver.texts = texts
                 screensaver.layout(info)
             }

@@ -279,15 +279,15 @@ open class Label: View {
 
     /// The size the text needs at its font size (single line: natural width).
     public func sizeThatFits(scale: Int = 1) -> Size {
-        guard let font = root?.fonts.font(fontFamily, points: fontSize, scale: scale) else { return .zero }
+        guard let font = measuring?.fonts.font(fontFamily, points: fontSize, scale: scale) else { return .zero }
         let run = font.layout(text)
         return Size(width: run.width, height: font.lineHeight)
     }
 
     /// The size the text needs within `width`: wrapped onto lines unless `numberOfLines` is 1
-    /// (in points, measured with the fonts of the root's scale, as drawn; zero without a root).
+    /// (in points, measured with the fonts of the display's scale, as drawn: `measuring`).
     public func sizeThatFits(width: Double) -> Size {
-        guard let root, let font = root.fonts.font(fontFamily, points: fontSize, scale: root.info.scale) else { return .zero }
+        guard let m = measuring, let font = m.fonts.font(fontFamily, points: fontSize, scale: m.info.scale) else { return .zero }
         let lines = numberOfLines == 1 ? [font.layout(text)]
             : Label.wrap(text, font: font, width: width, maxLines: numberOfLines > 0 ? numberOfLines : .max)
         return Size(width: lines.map(\.width).max() ?? 0, height: font.lineHeight * Double(max(1, lines.count)))

@@ -81,6 +81,7 @@ final class SetupScene: ViewScene {
 
     override func build(in view: SceneView) {
         view.backgroundColor = Color.ink
+        touchTest.isHostedElsewhere = true
         view.addSubview(touchTest.view)
         // The touch test's own observer first, then the hold that starts calibrating.
         let markers = touchTest.view.touchObserver
