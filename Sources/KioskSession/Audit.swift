@@ -231,7 +231,7 @@ struct Audit {
         for raw in text.split(separator: "\n") {
             let line = trimmed(String(raw))
             if line.hasPrefix("[") { section = line }
-            if section == "[keyboard]", line.filter { $0 != " " } == "vt-switching=false" { return false }
+            if section == "[keyboard]", line.filter({ $0 != " " }) == "vt-switching=false" { return false }
         }
         return true
     }

@@ -161,7 +161,7 @@ public final class TouchFilter {
 
     private func ended(_ p: TouchPoint, at time: Double, passing passed: inout [TouchPoint]) {
         switch contacts.removeValue(forKey: p.id) {
-        case .held(var h):
+        case .held(let h):
             h.timer?.cancel()
             if h.onEdge { return ignore(TouchPoint(id: p.id, phase: .began, location: h.start), .lastPixel, at: h.began, stillDown: false) }
             if time - h.began < Self.shortestTouch {

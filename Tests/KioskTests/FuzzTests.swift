@@ -182,7 +182,7 @@ enum Fuzz {
     }
 
     @Test(arguments: ["touch", "tiles", "lander"]) func twentyThousandTouchEventsLeaveNothingPressed(scene name: String) throws {
-        let scene = try #require(SceneCatalog.make(name, fonts: FontCache()) as? ViewScene)
+        let scene = try #require(SceneCatalog.make(name, fonts: FontCache()))
         scene.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
         let r = Fuzz.touch(seed: 13, count: 20_000, scene: scene)
         #expect(r.stuck == 0 && r.batches > 2000, "\(r)")

@@ -94,6 +94,6 @@ import Glibc
         try #require(fd >= 0)
         _ = text.withCString { write(fd, $0, strlen($0)) }
         close(fd)
-        return String(cString: template)
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

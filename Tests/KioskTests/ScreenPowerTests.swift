@@ -32,7 +32,7 @@ import Testing
             try fm.createDirectory(atPath: "\(drm)/card0", withIntermediateDirectories: true)
             try fm.createDirectory(atPath: dev, withIntermediateDirectories: true)
             for name in i2cDevices + ["cec0", "cec1", "cec-notes", "tty1"] {
-                fm.createFile(atPath: "\(dev)/\(name)", contents: nil)
+                _ = fm.createFile(atPath: "\(dev)/\(name)", contents: nil)
             }
         }
         deinit { try? FileManager.default.removeItem(atPath: root) }

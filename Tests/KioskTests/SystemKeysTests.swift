@@ -77,7 +77,7 @@ import Testing
     @Test func theConsoleOnScreenHidesItsCursorWhileLocked() throws {
         let (paths, done) = try Self.machine(console: "console") // a plain file: the keymap's ioctls fail, the writes land
         defer { done() }
-        FileManager.default.createFile(atPath: paths.console, contents: nil)
+        _ = FileManager.default.createFile(atPath: paths.console, contents: nil)
         let keys = SystemKeys(paths: paths)
         let log = Logger(level: .critical)
 

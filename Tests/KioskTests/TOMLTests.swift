@@ -328,7 +328,7 @@ struct LongFuzzRuns {
         print("PNG fuzz, seed \(seed): \(count / 4) files, \(png.decoded) decoded, \(png.refused) refused")
         #expect(png.oversized == 0)
         for name in ["touch", "tiles", "lander"] {
-            guard let scene = SceneCatalog.make(name, fonts: FontCache()) as? ViewScene else { continue }
+            guard let scene = SceneCatalog.make(name, fonts: FontCache()) else { continue }
             scene.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
             let t = Fuzz.touch(seed: seed, count: count, scene: scene)
             print("touch fuzz on \(name), seed \(seed): \(count) events, \(t.batches) batches, \(t.stuck) stuck")

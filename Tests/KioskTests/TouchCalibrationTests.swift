@@ -19,7 +19,7 @@ private func taps(_ controller: (Point) -> Point, noise: Double = 1.5, seed: UIn
 }
 
 @Suite struct TouchCalibrationTests {
-    nonisolated(unsafe) static let controllers: [(String, @Sendable (Point) -> Point)] = [
+    static let controllers: [(String, @Sendable (Point) -> Point)] = [
         ("turned 90°", { p in Point(x: p.y / size.height * size.width, y: (1 - p.x / size.width) * size.height) }),
         ("turned 180°", { p in Point(x: size.width - p.x, y: size.height - p.y) }),
         ("turned 270°", { p in Point(x: (1 - p.y / size.height) * size.width, y: p.x / size.width * size.height) }),

@@ -75,7 +75,7 @@ extension KioskCommand {
             localtime_r(&t, &parts)
             var buf = [CChar](repeating: 0, count: 32)
             strftime(&buf, buf.count, "%Y%m%d-%H%M%S", &parts)
-            return "kiosk-screenshot-\(String(cString: buf)).png"
+            return "kiosk-screenshot-\(String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)).png"
         }
 
         /// Everything kiosk `pid` answers, waiting at most 10 s.

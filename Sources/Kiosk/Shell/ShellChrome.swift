@@ -37,8 +37,8 @@ final class ShellChrome {
         window.isMultipleTouchEnabled = true
         for e in edges {
             e.pan.addTarget { [weak self] r in
-                guard r.state == .began, let pan = r as? ScreenEdgePanGestureRecognizer else { return }
-                self?.onEdgeSwipe?(pan.edge == .right ? 1 : -1)
+                guard r.state == .began else { return }
+                self?.onEdgeSwipe?(r.edge == .right ? 1 : -1)
             }
             window.addSubview(e)
         }
