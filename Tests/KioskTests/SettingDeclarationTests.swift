@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Kiosk
 @testable import KioskCore
+import KioskScenes
 
 /// The settings' one list against what operators read: kiosk.toml(5) and kiosk.toml.example.
 @Suite struct SettingDeclarationTests {
@@ -86,6 +87,16 @@ import Testing
         let declared = Set(Settings.declarations.map(\.key))
         #expect(declared.subtracting(found).sorted() == [])
         #expect(found.filter { !$0.hasPrefix("text.") }.subtracting(declared).sorted() == [])
+    }
+
+    @Test func theDeclaredDefaultsAreWhatTheKioskHasWithoutAFile() {
+        // Settings() is made by reading them: each must read without a problem, and they give
+        // what the scenes and the catalog say (the scene list, the words' own defaults).
+        #expect(Settings.readDefaults(into: Settings()).1 == [])
+        let s = Settings()
+        #expect(s.scenes == SceneCatalog.standard.visitorScenes && s.start == SceneCatalog.standard.defaultName)
+        #expect(s.words == FallingWordsConfig() && s.idleTimeout == 120 && s.adminCorner == .topLeft && s.sceneBar)
+        #expect(s.padSide == nil && s.language == .english && s.configuredTexts.isEmpty && s.fileKeys.isEmpty)
     }
 
     @Test func everyDefaultIsWhatAnEmptyFileGives() throws {

@@ -3,8 +3,9 @@ import KioskScenes
 
 /// One setting of kiosk.toml, declared once, as systemd declares a unit setting: its key, its
 /// default as the file writes it, its allowed range, whether a running kiosk takes it at once,
-/// and how it is read. The parser, `check-config`, the admin panel's and the setup's checks and
-/// the test against kiosk.toml(5) all read this list. What a setting means is written once, in
+/// and how it is read. `Settings()` is these defaults, read as a file's would be; the parser,
+/// `check-config`, the admin panel's and the setup's checks and the test against kiosk.toml(5)
+/// all read this list. What a setting means is written once, in
 /// kiosk.toml(5) (Packaging/man/kiosk.toml.5): the test holds each entry there to its
 /// declaration's key, default or example, range, and whether it applies at the next start.
 struct SettingDeclaration: Sendable {
@@ -16,6 +17,9 @@ struct SettingDeclaration: Sendable {
     var range: ClosedRange<Double>?
     /// The value kiosk.toml(5) shows where it is not the default (an example).
     var example: String?
+    /// The default follows another setting (the pad: the language's trailing side): `Settings`
+    /// derives it, and `defaultText` is what kiosk.toml(5) shows for the usual case.
+    var derivedDefault = false
     /// Whether saving the file changes a running kiosk (else: at its next start).
     var live = true
     /// A setting that is not live: its value as the kiosk has it, so a reload can say that a
@@ -51,11 +55,10 @@ final class SettingReader {
 }
 
 extension SettingDeclaration {
-    /// A number within `range` kept at `path`. (The default is written out, not read from
-    /// `Settings()`: the scenes' declarations are made while the scene catalog is.)
+    /// A number within `range` kept at `path`.
     static func number(_ section: String, _ name: String, _ range: ClosedRange<Double>, _ path: any WritableKeyPath<Settings, Double> & Sendable,
-                       default defaultText: String, live: Bool = true) -> SettingDeclaration {
-        SettingDeclaration(section: section, name: name, defaultText: defaultText, range: range, live: live) { v, s, r in
+                       default value: Double, live: Bool = true) -> SettingDeclaration {
+        SettingDeclaration(section: section, name: name, defaultText: format(value), range: range, live: live) { v, s, r in
             let d = v.double ?? v.int.map(Double.init)
             if let d, range.contains(d) { s[keyPath: path] = d } else {
                 r.problem(v, "\(name) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(s[keyPath: path]))")
@@ -64,8 +67,8 @@ extension SettingDeclaration {
     }
 
     /// true or false, kept at `path`.
-    static func flag(_ section: String, _ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable, default defaultText: String) -> SettingDeclaration {
-        SettingDeclaration(section: section, name: name, defaultText: defaultText) { v, s, r in
+    static func flag(_ section: String, _ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable, default value: Bool) -> SettingDeclaration {
+        SettingDeclaration(section: section, name: name, defaultText: "\(value)") { v, s, r in
             if let b = v.bool { s[keyPath: path] = b } else { r.problem(v, "\(name) must be true or false; using \(s[keyPath: path])") }
         }
     }
@@ -92,9 +95,9 @@ extension Settings {
             if let t = v.string, t.isEmpty || t.hasPrefix("/") { s.metricsScreenshot = t.isEmpty ? nil : t }
             else { r.problem(v, "screenshot must be an absolute path in quotes, or \"\"; no screenshot written") }
         },
-        .number("metrics", "screenshot_interval", 5...86_400, \.metricsScreenshotInterval, default: "60"),
-        .number("access", "speech_rate", 80...450, \.speechRate, default: "175"),
-        .number("access", "speech_volume", 0...200, \.speechVolume, default: "100"),
+        .number("metrics", "screenshot_interval", 5...86_400, \.metricsScreenshotInterval, default: 60),
+        .number("access", "speech_rate", 80...450, \.speechRate, default: 175),
+        .number("access", "speech_volume", 0...200, \.speechVolume, default: 100),
         SettingDeclaration(section: "access", name: "sound_device", defaultText: "\"default\"") { v, s, r in
             if let d = v.string, !d.isEmpty, !d.contains(where: \.isWhitespace) { s.soundDevice = d }
             else { r.problem(v, "sound_device must be an ALSA device name in quotes, as aplay -L lists them; using \"default\"") }
@@ -112,6 +115,33 @@ extension Settings {
         },
     ]
 
+    /// A TOML list of these strings, as kiosk.toml(5) writes one.
+    private static func list(_ items: [String]) -> String { "[" + items.map(TOML.quoted).joined(separator: ", ") + "]" }
+
+    /// Every declared default read as a file giving each would be, over `blank`; a default that
+    /// reads with a problem is a mistake in its declaration (a test reads them all).
+    static func readDefaults(into blank: Settings) -> (Settings, [String]) {
+        var s = blank, problems: [String] = []
+        let declared = declarations.filter { !$0.derivedDefault }
+        let text = Dictionary(grouping: declared, by: \.section).map { section, ds in
+            "[\(section)]\n" + ds.map { "\($0.name) = \($0.defaultText)\n" }.joined()
+        }.joined()
+        guard let table = try? TOML.parse(Array(text.utf8)) else { return (s, ["the declared defaults are not TOML"]) }
+        var readers: [String: SettingReader] = [:], reading = ""
+        for d in declared {
+            guard let section = table[d.section]?.table, let value = section[d.name] else { continue }
+            reading = "\(d.key) = \(d.defaultText)"
+            let r = readers[d.section] ?? SettingReader(catalog: .standard, languages: [.english], section: section) { _, _, message in
+                problems.append("\(reading): \(message)")
+            }
+            readers[d.section] = r
+            d.read(value, &s, r)
+        }
+        // The defaults are not the operator's words: nothing of them is checked against the fonts.
+        s.configuredTexts = []
+        return (s, problems)
+    }
+
     /// The declaration of "section.name", if there is one.
     static func declaration(_ key: String) -> SettingDeclaration? { declarations.first { $0.key == key } }
 
@@ -124,7 +154,7 @@ extension Settings {
     static func range(_ key: String) -> ClosedRange<Double> { declaration(key)!.range! }
 
     private static let shellDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "shell", name: "scenes", defaultText: "[\"lander\", \"tiles\"]") { v, s, r in
+        SettingDeclaration(section: "shell", name: "scenes", defaultText: list(SceneCatalog.standard.visitorScenes)) { v, s, r in
             let bar = r.catalog.barScenes
             let names = v.array.map { $0.compactMap { $0.string } } ?? []
             let valid = names.compactMap { r.catalog.canonicalName($0) }.filter { bar.contains($0) }
@@ -132,20 +162,20 @@ extension Settings {
                 r.problem(v, "scenes must list some of \(bar.joined(separator: ", ")); using \(s.scenes.joined(separator: ", "))")
             } else { s.scenes = valid }
         },
-        SettingDeclaration(section: "shell", name: "start", defaultText: "\"lander\"", live: false, value: { $0.start }) { v, s, r in
+        SettingDeclaration(section: "shell", name: "start", defaultText: TOML.quoted(SceneCatalog.standard.defaultName), live: false, value: { $0.start }) { v, s, r in
             let bar = r.catalog.barScenes
             if let n = v.string.flatMap(r.catalog.canonicalName), bar.contains(n) { s.start = n }
             else { r.problem(v, "start must be one of \(bar.joined(separator: ", ")); using \(s.start)") }
         },
-        .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: "120"),
-        .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: "0"),
+        .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: 120),
+        .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: 0),
         SettingDeclaration(section: "shell", name: "rotate", defaultText: "0") { v, s, r in
             if let turned = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = turned }
             else { r.problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
         },
-        .flag("shell", "scene_bar", \.sceneBar, default: "true"),
-        .flag("shell", "idle_reset", \.idleReset, default: "true"),
-        .number("shell", "after_hours_wake", 1...3600, \.afterHoursWake, default: "60"),
+        .flag("shell", "scene_bar", \.sceneBar, default: true),
+        .flag("shell", "idle_reset", \.idleReset, default: true),
+        .number("shell", "after_hours_wake", 1...3600, \.afterHoursWake, default: 60),
         SettingDeclaration(section: "shell", name: "hours", defaultText: "\"\"", example: "\"Mon-Fri 08:00-20:00, Sat 10:00-16:00\"") { v, s, r in
             // One string or a list of them; a bad entry is pointed at where it goes wrong.
             var hours = OpeningHours()
@@ -163,11 +193,11 @@ extension Settings {
             }
             s.hours = hours
         },
-        .flag("shell", "stats", \.stats, default: "false"),
-        .flag("access", "speech", \.speech, default: "false"),
-        .flag("access", "large", \.large, default: "false"),
-        .number("access", "reach_height_mm", 0...5000, \.reachHeight, default: "0"),
-        .number("access", "idle_timeout", 0...86_400, \.accessIdleTimeout, default: "300"),
+        .flag("shell", "stats", \.stats, default: false),
+        .flag("access", "speech", \.speech, default: false),
+        .flag("access", "large", \.large, default: false),
+        .number("access", "reach_height_mm", 0...5000, \.reachHeight, default: 0),
+        .number("access", "idle_timeout", 0...86_400, \.accessIdleTimeout, default: 300),
         SettingDeclaration(section: "shell", name: "language", defaultText: "\"en\"") { v, s, r in
             if let l = v.string.flatMap({ Language.named($0, in: r.languages) }) {
                 s.language = l
@@ -197,15 +227,15 @@ extension Settings {
 
     /// The falling words' `[words]`.
     static let wordsDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "words", name: "phrases", defaultText: "[\"Peace Love Groovy Music\"]") { v, s, r in
+        SettingDeclaration(section: "words", name: "phrases", defaultText: list(FallingWordsConfig.defaultPhrases)) { v, s, r in
             if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
                 s.words.phrases = list
                 s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }
             } else { r.problem(v, "phrases must be a list of strings; using the default") }
         },
-        .number("words", "speed", 5...5000, \.words.speed, default: "150"),
-        .number("words", "interval", 0.05...60, \.words.interval, default: "0.5"),
-        .number("words", "size", 50...1000, \.words.labelWidth, default: "200"),
+        .number("words", "speed", 5...5000, \.words.speed, default: FallingWordsConfig().speed),
+        .number("words", "interval", 0.05...60, \.words.interval, default: FallingWordsConfig().interval),
+        .number("words", "size", 50...1000, \.words.labelWidth, default: FallingWordsConfig().labelWidth),
         SettingDeclaration(section: "words", name: "color", defaultText: "\"#8e24aa\"") { v, s, r in
             if let c = v.string.flatMap(Settings.color) { s.words.color = c }
             else { r.problem(v, "color must look like \"#8e24aa\"; using the default") }
@@ -214,7 +244,7 @@ extension Settings {
 
     /// The lander's `[lander]`.
     static let landerDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"") { v, s, r in
+        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"", derivedDefault: true) { v, s, r in
             switch v.string {
             case "left": s.padSide = .left
             case "right": s.padSide = .right
@@ -241,6 +271,6 @@ extension Settings {
                 r.problem(v, "pin must be 4 to 8 digits in quotes; the admin gesture is off until it is fixed")
             }
         },
-        .flag("admin", "maintenance_keys", \.maintenanceKeys, default: "false"),
+        .flag("admin", "maintenance_keys", \.maintenanceKeys, default: false),
     ]
 }

@@ -6,37 +6,44 @@ import KioskRender
 import KioskScenes
 
 /// What the operator configures in `kiosk.toml` (what NSUserDefaults was in the original).
-/// Every value has a default; a bad value is reported and replaced by its default, an unreadable
-/// or unparsable file leaves every default in place — never a crash, never a blank screen.
+/// Every value has a default, its declaration's (SettingDeclarations.swift): `Settings()` reads
+/// them, and what a field is given here is only the blank they fill. A bad value is reported and
+/// replaced by its default, an unreadable or unparsable file leaves every default in place —
+/// never a crash, never a blank screen.
 struct Settings: Equatable {
+    /// The declared defaults.
+    init() { self = Settings.declaredDefaults }
+    private init(blank: Void) {}
+    private static let declaredDefaults = readDefaults(into: Settings(blank: ())).0
+
     // [shell]
-    var scenes: [String] = SceneCatalog.standard.visitorScenes
-    var start: String = SceneCatalog.standard.defaultName
-    var idleTimeout = 120.0
+    var scenes: [String] = []
+    var start = ""
+    var idleTimeout = 0.0
     var blankDelay = 0.0
     /// Whether waking from the screensaver starts afresh for the next visitor (the start scene,
     /// every scene in its first state) instead of where the last one left off.
-    var idleReset = true
+    var idleReset = false
     // [access]
     /// Speech on for every visitor (explore by touch), as a site's default.
     var speech = false
     /// The large high-contrast mode for every visitor, as a site's default.
     var large = false
     /// Seconds without input before the screensaver while speech is on.
-    var accessIdleTimeout = 300.0
+    var accessIdleTimeout = 0.0
     /// The screen's top edge above the floor in millimetres (0: not known).
     var reachHeight = 0.0
     /// The voice's pace (words per minute) and loudness (per cent).
-    var speechRate = 175.0
-    var speechVolume = 100.0
+    var speechRate = 0.0
+    var speechVolume = 0.0
     /// The ALSA device speech is played on.
-    var soundDevice = "default"
-    /// When the kiosk is open (`OpeningHours`); always, by default.
+    var soundDevice = ""
+    /// When the kiosk is open (`OpeningHours`; no rules: always).
     var hours = OpeningHours()
     /// Seconds a touch outside the opening hours shows the screensaver before black again.
-    var afterHoursWake = 60.0
+    var afterHoursWake = 0.0
     var rotate = Rotation.upright
-    var sceneBar = true
+    var sceneBar = false
     var theme: String?
     var stats = false
     /// The kiosk's language: its own words, the admin panel, the setup, and what visitors see
@@ -61,14 +68,15 @@ struct Settings: Equatable {
     var metricsScreenshot: String?
     /// The least time between two of those pictures, in seconds.
     var metricsScreenshotInterval = 60.0
-    // [words]
+    // [words]: the scene's own model gives the declarations their defaults.
     var words = FallingWordsConfig()
     // [lander]
-    /// nil: the trailing side of the language on screen (right; left in Arabic).
+    /// nil (the default, `derivedDefault`): the trailing side of the language on screen (right;
+    /// left in Arabic).
     var padSide: LanderScene.Side?
     // [admin]
     /// Where three fingers held for `AdminGesture.hold` seconds open the settings panel; nil: off.
-    var adminCorner: AdminCorner? = .topLeft
+    var adminCorner: AdminCorner?
     /// Digits asked for before the panel opens; nil: none.
     var adminPIN: String?
     /// The system's keys and F12 for a keyboard at the panel (kiosk-keys.service reads it too).
