@@ -128,6 +128,31 @@ import KioskScenes
         #expect(s == Settings())
     }
 
+    /// The setup, the admin panel and the command line are layers over the same declarations:
+    /// each of their values is read and checked as the file's is, and a refused one says where
+    /// it came from.
+    @Test func theSetupTheAdminPanelAndTheCommandLineAreCheckedAsTheFileIs() {
+        let file = Settings.parse("[shell]\nidle_timeout = 100000\n", file: "k").1.map(\.message)
+        #expect(file == ["idle_timeout must be a number from 0 to 86400; using 120"])
+        var s = Settings()
+        #expect(PanelSettings(idleTimeout: 100_000).apply(to: &s) == ["admin.json: " + file[0]])
+        #expect(Overrides(idleTimeout: 100_000).problems == ["--idle-timeout 100000: idle_timeout must be a number from 0 to 86400"])
+        #expect(Overrides(rotate: 45).problems == ["--rotate 45: rotate must be 0, 90, 180 or 270"])
+        #expect(SetupChoices(rotate: 7).apply(to: &s) == ["setup.json: rotate must be 0, 90, 180 or 270; using 0"])
+        #expect(s == Settings())
+
+        // Every value each layer can hold is a declared setting, taken as the file would take it.
+        let all = (setup: SetupChoices(touchMatrix: [-1, 0, 1, 0, 1, 0], rotate: 1, pin: "2580", scenes: ["tiles"], start: "tiles", language: "en"),
+                   panel: PanelSettings(speed: 300, padLeft: true, idleTimeout: 30, rotate: 2))
+        #expect(all.setup.apply(to: &s) == [] && all.panel.apply(to: &s) == [] && Overrides(idleTimeout: 9, rotate: 270).problems == [])
+        let same = Settings.parse("""
+            [shell]\nidle_timeout = 30\nrotate = 180\nscenes = ["tiles"]\nstart = "tiles"\nlanguage = "en"
+            [touch]\nmatrix = [-1, 0, 1, 0, 1, 0]\n[admin]\npin = "2580"\n[words]\nspeed = 300\n[lander]\npad = "left"
+            """, file: "k").0
+        s.fileKeys = same.fileKeys
+        #expect(s == same)
+    }
+
     /// A reload says which changed setting the running kiosk keeps until its next start, and
     /// nothing for the ones it takes at once.
     @Test func aReloadNamesAChangedSettingThatWaitsForTheNextStart() {

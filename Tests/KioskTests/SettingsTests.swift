@@ -124,7 +124,7 @@ import Glibc
 
     @Test func commandLineOverridesTheFile() {
         var s = Settings.parse("[shell]\nidle_timeout = 30\nrotate = 90\n", file: "k").0
-        Overrides(scene: nil, idleTimeout: 2, rotate: .upright).apply(to: &s)
+        Overrides(scene: nil, idleTimeout: 2, rotate: 0).apply(to: &s)
         #expect(s.idleTimeout == 2 && s.rotate == .upright)
     }
 }

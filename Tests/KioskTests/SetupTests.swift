@@ -250,9 +250,13 @@ import Glibc
         choices.apply(to: &file)
         #expect(file.rotate == Rotation(quarterTurns: 2) && file.touchMatrix == [1, 0, 0, 0, -1, 1])
         #expect(file.adminPIN == "2468")
-        // A saved file edited by hand: what cannot be used is left out.
+        // A saved file edited by hand: what cannot be used is left out, each said, as in the
+        // file (a PIN that cannot be typed turns the gesture off).
         var edited = Settings()
-        SetupChoices(touchMatrix: [0, 0, 0, 0, 0, 0], rotate: 7, pin: "12", scenes: ["words"], start: "touch").apply(to: &edited)
+        let said = SetupChoices(touchMatrix: [0, 0, 0, 0, 0, 0], rotate: 7, pin: "12", scenes: ["words"], start: "touch").apply(to: &edited)
+        #expect(said.count == 4 && said.allSatisfy { $0.hasPrefix("setup.json: ") }, "\(said)")
+        #expect(edited.adminGesture == nil)
+        edited.adminCorner = Settings().adminCorner
         #expect(edited == Settings())
     }
 

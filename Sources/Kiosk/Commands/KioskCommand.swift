@@ -81,9 +81,8 @@ extension KioskCommand {
             // starts Kiosk without options (`systemctl edit kiosk`, for a panel being diagnosed).
             let log = makeLogger(verbose: a.verbose || getenv("KIOSK_VERBOSE").map { String(cString: $0) == "1" } == true)
             do {
-                if let t = a.idleTimeout, !(t >= 0 && t.isFinite) { throw fail(log, "--idle-timeout \(t): expected 0 (never) or more seconds") }
-                if let r = a.rotate, Rotation(degrees: r) == nil { throw fail(log, "--rotate \(r): expected 0, 90, 180 or 270") }
-                let overrides = Overrides(scene: a.scene, idleTimeout: a.idleTimeout, rotate: a.rotate.flatMap(Rotation.init(degrees:)))
+                let overrides = Overrides(scene: a.scene, idleTimeout: a.idleTimeout, rotate: a.rotate)
+                if let problem = overrides.problems.first { throw fail(log, problem) }
                 let app = try Application(configPath: a.config, overrides: overrides, startInScreensaver: a.screensaver, log: log, startNS: start)
                 let code = try app.run()
                 if code != 0 { throw ExitCode(code) }
@@ -356,13 +355,27 @@ extension KioskCommand {
     }
 }
 
-/// Command-line settings for one run; they win over the settings file.
+/// Command-line settings for one run; they win over the settings file, and are checked by
+/// the same declarations as its values.
 struct Overrides {
     var scene: String?
     var idleTimeout: Double?
-    var rotate: Rotation?
-    func apply(to s: inout Settings) {
-        if let t = idleTimeout { s.idleTimeout = t }
-        if let r = rotate { s.rotate = r }
+    /// Degrees, as `rotate` in the file.
+    var rotate: Int?
+
+    var layer: SettingsLayer {
+        var l = SettingsLayer()
+        if let t = idleTimeout { l.add("shell.idle_timeout", format(t), from: "--idle-timeout \(format(t))") }
+        if let r = rotate { l.add("shell.rotate", "\(r)", from: "--rotate \(r)") }
+        return l
+    }
+
+    func apply(to s: inout Settings) { layer.apply(to: &s) }
+
+    /// What the declarations refuse, one line each (without the file's fallback: a command
+    /// line that is wrong is not run).
+    var problems: [String] {
+        var s = Settings()
+        return layer.apply(to: &s).map { String($0.prefix { $0 != ";" }) }
     }
 }

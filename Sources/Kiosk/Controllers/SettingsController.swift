@@ -64,17 +64,18 @@ final class SettingsController {
     /// The file's settings, then what the setup chose where the file is silent, then the admin
     /// panel's changes, then the open setup's (the newest), then the command line.
     private func derive(saying: Bool = false) -> Settings {
-        var s = fromFile
+        var s = fromFile, problems: [String] = []
         if let setup = savedSetup, setup != SetupChoices() {
-            setup.apply(to: &s)
+            problems += setup.apply(to: &s, from: store.path(SetupChoices.storeName))
             if saying { log.info("settings chosen on the setup screen (\(store.path(SetupChoices.storeName))) apply where the file is silent") }
         }
         if let panel = store.load(PanelSettings.self, name: "admin"), !panel.isEmpty {
-            panel.apply(to: &s)
+            problems += panel.apply(to: &s, from: store.path("admin"))
             if saying { log.info("settings changed on the admin panel (\(store.path("admin"))) win over the file") }
         }
         setupPreview?.apply(to: &s)
         overrides.apply(to: &s)
+        if saying { for p in problems { log.warning("\(p)") } }
         return s
     }
 

@@ -115,9 +115,6 @@ extension Settings {
         },
     ]
 
-    /// A TOML list of these strings, as kiosk.toml(5) writes one.
-    private static func list(_ items: [String]) -> String { "[" + items.map(TOML.quoted).joined(separator: ", ") + "]" }
-
     /// Every declared default read as a file giving each would be, over `blank`; a default that
     /// reads with a problem is a mistake in its declaration (a test reads them all).
     static func readDefaults(into blank: Settings) -> (Settings, [String]) {
@@ -154,7 +151,7 @@ extension Settings {
     static func range(_ key: String) -> ClosedRange<Double> { declaration(key)!.range! }
 
     private static let shellDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "shell", name: "scenes", defaultText: list(SceneCatalog.standard.visitorScenes)) { v, s, r in
+        SettingDeclaration(section: "shell", name: "scenes", defaultText: TOMLText.list(SceneCatalog.standard.visitorScenes)) { v, s, r in
             let bar = r.catalog.barScenes
             let names = v.array.map { $0.compactMap { $0.string } } ?? []
             let valid = names.compactMap { r.catalog.canonicalName($0) }.filter { bar.contains($0) }
@@ -227,7 +224,7 @@ extension Settings {
 
     /// The falling words' `[words]`.
     static let wordsDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "words", name: "phrases", defaultText: list(FallingWordsConfig.defaultPhrases)) { v, s, r in
+        SettingDeclaration(section: "words", name: "phrases", defaultText: TOMLText.list(FallingWordsConfig.defaultPhrases)) { v, s, r in
             if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
                 s.words.phrases = list
                 s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }

@@ -295,10 +295,16 @@ struct PanelSettings: Codable, Equatable {
                       idleTimeout: newer.idleTimeout ?? idleTimeout, rotate: newer.rotate ?? rotate)
     }
 
-    func apply(to s: inout Settings) {
-        if let v = speed, Settings.range("words.speed").contains(v) { s.words.speed = v }
-        if let v = padLeft { s.padSide = v ? .left : .right }
-        if let v = idleTimeout, Settings.range("shell.idle_timeout").contains(v) { s.idleTimeout = v }
-        if let v = rotate, (0...3).contains(v) { s.rotate = Rotation(quarterTurns: v) }
+    /// These changes as the settings they stand for, read by those settings' declarations.
+    func layer(from origin: String) -> SettingsLayer {
+        var l = SettingsLayer()
+        l.add("words.speed", speed.map(format), from: origin)
+        l.add("lander.pad", padLeft.map { $0 ? "\"left\"" : "\"right\"" }, from: origin)
+        l.add("shell.idle_timeout", idleTimeout.map(format), from: origin)
+        l.add("shell.rotate", rotate.map(TOMLText.degrees), from: origin)
+        return l
     }
+
+    @discardableResult
+    func apply(to s: inout Settings, from origin: String = "admin.json") -> [String] { layer(from: origin).apply(to: &s) }
 }

@@ -21,23 +21,28 @@ struct SetupChoices: Codable, Equatable {
     static let keys = (touchMatrix: "touch.matrix", rotate: "shell.rotate", pin: "admin.pin", scenes: "shell.scenes", start: "shell.start",
                        language: "shell.language")
 
-    /// These choices over `s`, each checked again (the saved file may have been edited), none
-    /// where the file gives its own value.
-    func apply(to s: inout Settings, catalog: SceneCatalog = .standard) {
-        let k = SetupChoices.keys, file = s.fileKeys
-        if let m = touchMatrix, !file.contains(k.touchMatrix),
-           TouchCalibration.transform(libinputMatrix: m, size: Size(width: 1, height: 1)) != nil {
-            s.touchMatrix = m == TouchCalibration.identityMatrix ? nil : m
-        }
-        if let r = rotate, !file.contains(k.rotate), (0...3).contains(r) { s.rotate = Rotation(quarterTurns: r) }
-        if let p = pin, !file.contains(k.pin), SetupChoices.isValidPIN(p) { s.adminPIN = p }
-        if let names = scenes, !file.contains(k.scenes) {
-            let valid = names.filter(catalog.visitorScenes.contains)
-            if !valid.isEmpty { s.scenes = valid }
-        }
-        if let n = start, !file.contains(k.start), s.scenes.contains(n) { s.start = n }
-        if let c = language, !file.contains(k.language), let l = Language.named(c, in: s.knownLanguages) { s.language = l }
-        if !s.scenes.contains(s.start), !file.contains(k.start) { s.start = s.scenes[0] }
+    /// These choices as the settings they stand for, under the file: each is read by its
+    /// setting's declaration (the saved file may have been edited). The scenes are those of
+    /// the visitors' the setup offers.
+    func layer(from origin: String, catalog: SceneCatalog = .standard) -> SettingsLayer {
+        let k = SetupChoices.keys
+        var l = SettingsLayer(underTheFile: true)
+        l.add(k.touchMatrix, touchMatrix.map(TOMLText.numbers), from: origin)
+        l.add(k.rotate, rotate.map(TOMLText.degrees), from: origin)
+        l.add(k.pin, pin.map(TOML.quoted), from: origin)
+        l.add(k.scenes, scenes.map { TOMLText.list($0.filter(catalog.visitorScenes.contains)) }, from: origin)
+        l.add(k.start, start.map(TOML.quoted), from: origin)
+        l.add(k.language, language.map(TOML.quoted), from: origin)
+        return l
+    }
+
+    /// These choices over `s` where the file is silent; a start the chosen scenes leave out
+    /// gives way to the first of them.
+    @discardableResult
+    func apply(to s: inout Settings, from origin: String = "setup.json", catalog: SceneCatalog = .standard) -> [String] {
+        let problems = layer(from: origin, catalog: catalog).apply(to: &s, catalog: catalog)
+        if !s.scenes.contains(s.start), !s.fileKeys.contains(SetupChoices.keys.start) { s.start = s.scenes[0] }
+        return problems
     }
 
     static func isValidPIN(_ p: String) -> Bool { (4...8).contains(p.count) && p.allSatisfy { $0.isASCII && $0.isNumber } }
