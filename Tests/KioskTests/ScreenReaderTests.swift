@@ -240,7 +240,7 @@ import Testing
         let r = Rig()
         let saver = ScreensaverController(shell: r.shell, scheduler: r.scheduler, idleTimeout: 10)
         r.shell.resetsOnWake = true
-        r.shell.speaksByDefault = true
+        r.shell.siteMode.speaks = true
         r.reader.setOn(true)
         r.turnSpeechOn() // the visitor turns it off
         #expect(!r.reader.isOn)

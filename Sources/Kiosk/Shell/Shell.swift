@@ -83,18 +83,22 @@ final class Shell: Scene {
     /// Waking from the screensaver starts afresh for the next visitor: `homeScene` shows and
     /// every scene is back in its first state (`Scene.reset`). Off: everything as it was.
     var resetsOnWake = false
-    /// Whether speech is on for each new visitor (`[access] speech`): a fresh start brings it back.
-    var speaksByDefault = false
-    /// The large high-contrast mode for the visitor here now (the bar's "aA" pill).
-    var isLarge = false {
-        didSet {
-            guard isLarge != oldValue else { return }
-            chrome.bar.largeOn = isLarge
-            window.invalidation.addAll() // the stage sees the wish on its next frame
-        }
+    /// How the visitor here now uses the kiosk: what the bar's pills chose (and the language's
+    /// in `texts`); each change is shown at once.
+    private(set) var visitor = VisitorMode() {
+        didSet { show(visitor, over: oldValue) }
     }
-    /// Whether each new visitor finds the large mode on (`[access] large`).
-    var largeByDefault = false
+    /// What each new visitor finds: the site's language, large mode and speech.
+    var siteMode = VisitorMode()
+    /// The large high-contrast mode for the visitor here now (the bar's "aA" pill).
+    var isLarge: Bool {
+        get { visitor.isLarge }
+        set { visitor.isLarge = newValue }
+    }
+    /// Speech for the visitor here now (the bar's speech pill).
+    func setSpeech(_ on: Bool) { visitor.speaks = on }
+    /// The language on screen.
+    var texts: Texts { visitor.texts }
     /// Operators' screens (the admin panel, the setup, the touch test) keep their own size: the
     /// mode is the visitors'.
     var prefersLargeDisplay: Bool {
@@ -139,7 +143,6 @@ final class Shell: Scene {
         self.make = make
         currentName = self.names.contains(start) ? start : self.names[0]
         screensaver = Self.taken(make(catalog.screensaverName))
-        screensaver.texts = texts
         showing = startInScreensaver ? .screensaver : .scene
         screensaver.setActive(startInScreensaver)
         closedScreen = Self.taken(BlackScreen(fonts: fonts, scheduler: scheduler))
@@ -156,15 +159,10 @@ final class Shell: Scene {
         chrome.onWake = { [weak self] in self?.wake() }
         chrome.onAdminHold = { [weak self] in self?.adminAsked.tell() }
         chrome.bar.onLanguage = { [weak self] in self?.nextLanguage() }
-        chrome.bar.onSpeech = { [weak self] in
-            guard let reader = self?.window.screenReader else { return }
-            reader.setOn(!reader.isOn)
-        }
-        chrome.bar.onLarge = { [weak self] in self?.isLarge.toggle() }
-        window.screenReader.onChange = { [weak self] on in
-            self?.chrome.bar.speechOn = on
-            self?.activity.tell() // the visitor's time is counted anew, at its accessible length
-        }
+        chrome.bar.onSpeech = { [weak self] in self?.visitor.speaks.toggle() }
+        chrome.bar.onLarge = { [weak self] in self?.visitor.isLarge.toggle() }
+        // The reader is turned by its own gestures and keys too: the mode follows it.
+        window.screenReader.onChange = { [weak self] on in self?.visitor.speaks = on }
         updateChrome()
         suspendSpeechWhileAsleep()
     }
@@ -174,9 +172,8 @@ final class Shell: Scene {
     /// The scene bar (tests look at its pills).
     var chromeBar: SceneBar { chrome.bar }
 
-    /// The languages visitors may choose (the kiosk's own first), and the one on screen.
+    /// The languages visitors may choose (the kiosk's own first).
     private(set) var languageTexts = [Texts()]
-    private(set) var texts = Texts()
     /// Told when a visitor chose another language (not when a fresh start brings the default back).
     let languageChosen = Observers<Language>()
 
@@ -186,7 +183,8 @@ final class Shell: Scene {
         guard list != languageTexts else { return }
         languageTexts = list
         chrome.bar.languages = list.map(\.language)
-        change { show(texts: list[0]) }
+        siteMode.texts = list[0]
+        change { visitor.texts = list[0] }
     }
 
     /// The language pill: the next language, everything relaid out in it.
@@ -194,20 +192,33 @@ final class Shell: Scene {
         guard languageTexts.count > 1, showing == .scene else { return }
         let i = languageTexts.firstIndex { $0.language == texts.language } ?? 0
         let next = languageTexts[(i + 1) % languageTexts.count]
-        change { show(texts: next) }
+        change { visitor.texts = next }
         languageChosen.tell(next.language)
     }
 
-    /// Every scene, the screensaver and the bar in `t`'s language.
-    private func show(texts t: Texts) {
-        guard t != texts else { return }
-        texts = t
-        for s in scenes.values { s.texts = t }
-        screensaver.texts = t
-        chrome.bar.texts = t
-        window.screenReader.texts = t
-        updateSceneBar()
+    /// The visitor's mode on screen and in the voice: every scene, the screensaver and the bar
+    /// in its language, the pills lit as it is. Speech is turned here (a fresh start's without a
+    /// word: nobody is there).
+    private func show(_ mode: VisitorMode, over old: VisitorMode, saying: Bool = true) {
+        if mode.texts != old.texts {
+            for s in scenes.values { s.texts = mode.texts }
+            screensaver.texts = mode.texts
+            chrome.bar.texts = mode.texts
+            window.screenReader.texts = mode.texts
+            updateSceneBar()
+        }
+        if mode.isLarge != old.isLarge {
+            chrome.bar.largeOn = mode.isLarge
+            window.invalidation.addAll() // the stage sees the wish on its next frame
+        }
+        if mode.speaks != old.speaks {
+            window.screenReader.setOn(mode.speaks, saying: saying && !startingAfresh)
+            chrome.bar.speechOn = mode.speaks
+            activity.tell() // the visitor's time is counted anew, at its accessible length
+        }
     }
+    /// A fresh start is putting the site's mode back.
+    private var startingAfresh = false
 
     /// A scene made by `make`, in the language on screen.
     private func made(_ name: String) -> ViewScene {
@@ -293,7 +304,7 @@ final class Shell: Scene {
     // MARK: More time
 
     /// Whether the visitor uses the kiosk the accessible way (speech on): more time is given.
-    var isAccessibleUse: Bool { window.screenReader.isOn }
+    var isAccessibleUse: Bool { visitor.speaks }
 
     /// Asks, on screen and aloud, whether the visitor needs more time; any touch answers it.
     func askForMoreTime() {
@@ -377,9 +388,9 @@ final class Shell: Scene {
     /// with the last visitor's saved state — and the home scene current.
     private func startAfresh() {
         if let home = homeScene, names.contains(home) { currentName = home }
-        window.screenReader.setOn(speaksByDefault, saying: false)
-        isLarge = largeByDefault
-        show(texts: languageTexts[0])
+        startingAfresh = true
+        visitor = siteMode
+        startingAfresh = false
         for n in names {
             if scenes[n] == nil {
                 let s = made(n)

@@ -25,10 +25,9 @@ extension Shell {
         adminCorner = s.adminGesture
         resetsOnWake = s.idleReset
         setLanguages(s.visitorTexts)
-        if speaksByDefault != s.speech { window.screenReader.setOn(s.speech) }
-        speaksByDefault = s.speech
-        if largeByDefault != s.large { isLarge = s.large }
-        largeByDefault = s.large
+        // A changed site default is the visitor's now too; an unchanged one leaves their choice.
+        if siteMode.speaks != s.speech { siteMode.speaks = s.speech; setSpeech(s.speech) }
+        if siteMode.isLarge != s.large { siteMode.isLarge = s.large; isLarge = s.large }
         mountingHeight = s.reachHeight
         homeScene = catalog.canonicalName(home) ?? s.start
     }
