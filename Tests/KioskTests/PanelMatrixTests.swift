@@ -30,7 +30,8 @@ import Glibc
         Panel(name: "27in-2560x1440", size: Size(width: 2560, height: 1440), scale: 1, millimetres: Size(width: 597, height: 336)),
         Panel(name: "27in-3840x2160-scale2", size: Size(width: 1920, height: 1080), scale: 2, millimetres: Size(width: 597, height: 336)),
     ]
-    static let screens = ["touch", "lander", "tiles", "lander-help", "admin", "screensaver",
+    /// Every scene of the bar's, then the screens within them and the operators'.
+    static let screens = SceneCatalog.standard.barScenes + ["lander-help", "admin", "screensaver",
                           "setup-touch", "setup-calibrate", "setup-calibrated", "setup-rotate", "setup-pin", "setup-scenes"]
 
     /// The shell on `panel` showing `screen`, settled (cross-fades and fades over).
@@ -49,8 +50,8 @@ import Glibc
             settings.knownLanguages = shippedLanguages
             self.settings = settings
             let fonts = testFonts, s = scheduler
-            let start = screen == "lander-help" ? "lander" : ["touch", "lander", "tiles"].contains(screen) ? screen : "touch"
-            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, settings: settings), names: ["touch", "lander", "tiles"], start: start, home: start)
+            let start = screen == "lander-help" ? "lander" : SceneCatalog.standard.barScenes.contains(screen) ? screen : "touch"
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, settings: settings), names: SceneCatalog.standard.barScenes, start: start, home: start)
             shell.setLanguages([settings.kioskTexts])
             shell.isLarge = large
             renderer = try HeadlessRenderer(scene: shell, info: panel.info)
@@ -194,7 +195,7 @@ import Glibc
 
     @Test func theStatsOverlayTakesItsStripFromTheScenes() throws {
         let fonts = testFonts, s = ManualScheduler()
-        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["touch", "lander", "tiles"], start: "tiles", home: "tiles")
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.barScenes, start: "tiles", home: "tiles")
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 480)))
         let barTop = shell.sceneBarFrames[0].minY
         r.stage.showsStats = true

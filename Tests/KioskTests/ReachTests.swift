@@ -14,7 +14,7 @@ import Testing
 
     func shell(_ start: String, mountingHeight: Double) throws -> (Shell, HeadlessRenderer) {
         let fonts = testFonts, s = ManualScheduler()
-        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["lander", "tiles"], start: start, home: start)
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.visitorScenes, start: start, home: start)
         shell.mountingHeight = mountingHeight
         let renderer = try HeadlessRenderer(scene: shell, info: Self.panel)
         renderer.run(until: 1)
@@ -36,7 +36,7 @@ import Testing
         return out
     }
 
-    @Test(arguments: ["lander", "tiles"]) func aHighPanelKeepsEveryControlBelowTheReachLine(scene: String) throws {
+    @Test(arguments: SceneCatalog.standard.visitorScenes) func aHighPanelKeepsEveryControlBelowTheReachLine(scene: String) throws {
         let line = (1500 - 1220) * Self.panel.pointsPerMillimetre
         let (high, renderer) = try shell(scene, mountingHeight: 1500)
         let placed = targets(high)

@@ -17,7 +17,7 @@ import Testing
 
         init(language: Language = .english, start: String = "lander") {
             let fonts = FontCache(), s = scheduler
-            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: ["lander", "tiles"], start: start, home: start)
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.visitorScenes, start: start, home: start)
             shell.setLanguages([Texts(language)])
             shell.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
             shell.advance(to: 0)
