@@ -81,6 +81,29 @@ import Glibc
         #expect(SceneCatalog.standard.changed(from: a, to: b) == ["lander", "tiles"])
     }
 
+    /// Nothing to write by hand for a reload: a scene is made again when any setting of its
+    /// section, or any it names in `madeFrom`, is changed in the file.
+    @Test func aChangeToAnySettingASceneIsMadeFromRebuildsIt() {
+        let others = ["words.phrases": "[\"Hello\"]", "words.color": "\"#000000\"", "lander.pad": "\"left\"", "shell.theme": "\"/srv/theme\""]
+        let declared = Settings.declarations
+        for scene in SceneCatalog.standard.scenes {
+            for key in scene.settings.map(\.key) + scene.madeFrom {
+                let d = declared.first { $0.key == key }
+                #expect(d?.value != nil, "\(scene.name) is made from \(key), which does not say its value")
+                guard let d, let changed = others[key] ?? d.range.map({ format($0.upperBound) }) else {
+                    Issue.record("\(key): no other value to try")
+                    continue
+                }
+                let (new, problems) = Settings.parse("[\(d.section)]\n\(d.name) = \(changed)\n", file: "k.toml")
+                #expect(problems.isEmpty, "\(key): \(problems)")
+                #expect(SceneCatalog.standard.changed(from: Settings(), to: new).contains(scene.name), "\(key) = \(changed) leaves \(scene.name) as it was")
+            }
+        }
+        // And nothing else does.
+        let unrelated = Settings.parse("[shell]\nidle_timeout = 30\n[access]\nlarge = true\n", file: "k.toml").0
+        #expect(SceneCatalog.standard.changed(from: Settings(), to: unrelated).isEmpty)
+    }
+
     @Test func everyStandardSceneHasItsTitleInEveryLanguage() {
         for d in SceneCatalog.standard.scenes {
             #expect(TextCatalog.english["scene.\(d.name)"] == d.title, "the description's title is the English text")

@@ -22,8 +22,9 @@ struct SettingDeclaration: Sendable {
     var derivedDefault = false
     /// Whether saving the file changes a running kiosk (else: at its next start).
     var live = true
-    /// A setting that is not live: its value as the kiosk has it, so a reload can say that a
-    /// changed one waits for the next start.
+    /// Its value as the kiosk has it: a reload compares it to say that a changed setting waits
+    /// for the next start (one not live) or to make a scene again (one a scene is made from,
+    /// `SceneDescription.madeFrom`). Numbers and flags have it; those settings must.
     var value: (@Sendable (Settings) -> String)?
     let read: @Sendable (TOML.Node, inout Settings, SettingReader) -> Void
 
@@ -58,7 +59,8 @@ extension SettingDeclaration {
     /// A number within `range` kept at `path`.
     static func number(_ section: String, _ name: String, _ range: ClosedRange<Double>, _ path: any WritableKeyPath<Settings, Double> & Sendable,
                        default value: Double, live: Bool = true) -> SettingDeclaration {
-        SettingDeclaration(section: section, name: name, defaultText: format(value), range: range, live: live) { v, s, r in
+        SettingDeclaration(section: section, name: name, defaultText: format(value), range: range, live: live,
+                           value: { format($0[keyPath: path]) }) { v, s, r in
             let d = v.double ?? v.int.map(Double.init)
             if let d, range.contains(d) { s[keyPath: path] = d } else {
                 r.problem(v, "\(name) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)); using \(format(s[keyPath: path]))")
@@ -68,7 +70,7 @@ extension SettingDeclaration {
 
     /// true or false, kept at `path`.
     static func flag(_ section: String, _ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable, default value: Bool) -> SettingDeclaration {
-        SettingDeclaration(section: section, name: name, defaultText: "\(value)") { v, s, r in
+        SettingDeclaration(section: section, name: name, defaultText: "\(value)", value: { "\($0[keyPath: path])" }) { v, s, r in
             if let b = v.bool { s[keyPath: path] = b } else { r.problem(v, "\(name) must be true or false; using \(s[keyPath: path])") }
         }
     }
@@ -217,14 +219,15 @@ extension Settings {
             // Without a language of its own, the kiosk speaks the first one visitors may choose.
             if !r.languageChosen, let first = s.languages.first { s.language = first }
         },
-        SettingDeclaration(section: "shell", name: "theme", defaultText: "\"\"") { v, s, r in
+        SettingDeclaration(section: "shell", name: "theme", defaultText: "\"\"", value: { $0.theme ?? "" }) { v, s, r in
             if let t = v.string { s.theme = t.isEmpty ? nil : t } else { r.problem(v, "theme must be a folder path in quotes") }
         },
     ]
 
     /// The falling words' `[words]`.
     static let wordsDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "words", name: "phrases", defaultText: TOMLText.list(FallingWordsConfig.defaultPhrases)) { v, s, r in
+        SettingDeclaration(section: "words", name: "phrases", defaultText: TOMLText.list(FallingWordsConfig.defaultPhrases),
+                           value: { TOMLText.list($0.words.phrases) }) { v, s, r in
             if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
                 s.words.phrases = list
                 s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }
@@ -233,7 +236,7 @@ extension Settings {
         .number("words", "speed", 5...5000, \.words.speed, default: FallingWordsConfig().speed),
         .number("words", "interval", 0.05...60, \.words.interval, default: FallingWordsConfig().interval),
         .number("words", "size", 50...1000, \.words.labelWidth, default: FallingWordsConfig().labelWidth),
-        SettingDeclaration(section: "words", name: "color", defaultText: "\"#8e24aa\"") { v, s, r in
+        SettingDeclaration(section: "words", name: "color", defaultText: "\"#8e24aa\"", value: { "\($0.words.color)" }) { v, s, r in
             if let c = v.string.flatMap(Settings.color) { s.words.color = c }
             else { r.problem(v, "color must look like \"#8e24aa\"; using the default") }
         },
@@ -241,7 +244,8 @@ extension Settings {
 
     /// The lander's `[lander]`.
     static let landerDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"", derivedDefault: true) { v, s, r in
+        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"", derivedDefault: true,
+                           value: { $0.padSide.map { "\($0)" } ?? "the language's" }) { v, s, r in
             switch v.string {
             case "left": s.padSide = .left
             case "right": s.padSide = .right

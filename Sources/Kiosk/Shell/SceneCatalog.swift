@@ -30,11 +30,11 @@ struct SceneDescription: Sendable {
     /// The scene bar's title in English; the languages' under the text key `scene.<name>`.
     let title: String
     let audience: Audience
-    /// Whether two settings agree on all the scene is made from: when they do not (a reload),
-    /// the scene is saved and made again, keeping its state.
-    var madeAlike: @Sendable (Settings, Settings) -> Bool = { _, _ in true }
     /// Its own section of kiosk.toml (`[lander]`), if it has one.
     var settings: [SettingDeclaration] = []
+    /// The settings outside its section it is made from ("shell.theme"). When a reload changes
+    /// one of these or of its section, the scene is saved and made again, keeping its state.
+    var madeFrom: [String] = []
     let make: @Sendable (SceneMaking) -> ViewScene
 }
 
@@ -47,17 +47,17 @@ struct SceneCatalog: Sendable {
             TouchTestScene(fonts: $0.fonts, scheduler: $0.scheduler)
         },
         SceneDescription(name: "lander", aliases: ["lunar-lander"], title: "Lander", audience: .visitors,
-                         madeAlike: { $0.padSide == $1.padSide && $0.theme == $1.theme }, settings: Settings.landerDeclarations) { m in
+                         settings: Settings.landerDeclarations, madeFrom: ["shell.theme"]) { m in
             let l = LanderScene(fonts: m.fonts, scheduler: m.scheduler, store: m.store, themeDirectory: m.themeDirectory, report: m.report)
             l.padSide = m.settings.padSide
             return l
         },
         SceneDescription(name: "words", aliases: ["falling-words", "screensaver"], title: "Words", audience: .screensaver,
-                         madeAlike: { $0.words == $1.words }, settings: Settings.wordsDeclarations) {
+                         settings: Settings.wordsDeclarations) {
             FallingWordsScene(fonts: $0.fonts, scheduler: $0.scheduler, config: $0.settings.words)
         },
         SceneDescription(name: "tiles", aliases: ["tile-board", "board"], title: "Tiles", audience: .visitors,
-                         madeAlike: { $0.theme == $1.theme }) {
+                         madeFrom: ["shell.theme"]) {
             TileBoardScene(fonts: $0.fonts, scheduler: $0.scheduler, store: $0.store, themeDirectory: $0.themeDirectory, report: $0.report)
         },
     ])
@@ -91,7 +91,11 @@ struct SceneCatalog: Sendable {
 
     /// The scenes made from something that differs between `old` and `new`.
     func changed(from old: Settings, to new: Settings) -> Set<String> {
-        Set(scenes.filter { !$0.madeAlike(old, new) }.map(\.name))
+        let declared = Settings.declarations(for: self)
+        return Set(scenes.filter { scene in
+            let keys = Set(scene.settings.map(\.key) + scene.madeFrom)
+            return declared.contains { d in keys.contains(d.key) && d.value.map { $0(old) != $0(new) } ?? false }
+        }.map(\.name))
     }
 }
 
