@@ -149,7 +149,7 @@ extension Settings {
         Dictionary(declared.map { ($0.section, [$0.name]) }, uniquingKeysWith: { $0.union($1) })
     }
 
-    /// The allowed range of a numeric setting (the admin panel's values are checked against it too).
+    /// The allowed range of a numeric setting (the admin panel offers only values within it).
     static func range(_ key: String) -> ClosedRange<Double> { declaration(key)!.range! }
 
     private static let shellDeclarations: [SettingDeclaration] = [
