@@ -25,7 +25,7 @@ public final class ScreenReader {
         if let v = focused, v.isHidden || v.root !== root { focused = nil } else { showRing() }
     }
     /// The words of the language on screen, for roles and states.
-    public var texts = Texts()
+    public var texts = Texts(table: ToolkitTexts.table)
     public var speak: (Utterance) -> Void = { _ in }
     /// Stops what is being said (nobody is there to hear it: the screensaver, a fresh start).
     public var silence: () -> Void = {}

@@ -27,9 +27,12 @@ open class ViewScene: Responder, Scene {
     public var invalidation: Invalidation { window?.invalidation ?? unshown }
     private let unshown = Invalidation()
 
+    /// `texts`: the scene's own words (its part of the kiosk's), shown with the toolkit's in
+    /// English until a shell gives it the kiosk's in a language.
     public init(name: String, fonts: FontCache, scheduler: Scheduler = ManualScheduler(),
-                info: DisplayInfo = DisplayInfo(size: Size(width: 1280, height: 800))) {
+                info: DisplayInfo = DisplayInfo(size: Size(width: 1280, height: 800)), texts: TextCatalog = .empty) {
         self.name = name
+        self.texts = Texts(table: TextCatalog(gathering: [texts, ToolkitTexts.table]))
         view = SceneView(info: info, fonts: fonts, scheduler: scheduler)
         super.init()
         view.owner = self
@@ -39,7 +42,7 @@ open class ViewScene: Responder, Scene {
 
     /// The words the scene writes, in the language on screen. A new language is applied at once:
     /// texts set again, the layout mirrored or not, and everything laid out again.
-    public var texts = Texts() {
+    public var texts: Texts {
         didSet {
             guard texts != oldValue else { return }
             view.layoutIsRightToLeft = texts.isRightToLeft

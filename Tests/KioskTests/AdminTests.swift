@@ -1,5 +1,6 @@
 import Testing
 @testable import Kiosk
+@testable import KioskScenes
 @testable import KioskUI
 @testable import KioskRender
 @testable import KioskCore
@@ -96,10 +97,10 @@ import Testing
         tap("Left")
         tap("−", 1); tap("−", 1) // idle 120 → 60 → 30
         tap("90°")
-        #expect(panel.values == PanelSettings(speed: 300, padLeft: true, idleTimeout: 30, rotate: 1))
+        #expect(panel.values == ["words.speed": "300", "lander.pad": "\"left\"", "shell.idle_timeout": "30", "shell.rotate": "90"])
         tap("Left"); tap("Right") // back to the starting side: not a change
         tap("Save")
-        #expect(outcome == .save(PanelSettings(speed: 300, padLeft: nil, idleTimeout: 30, rotate: 1)))
+        #expect(outcome == .save(PanelSettings(["words.speed": "300", "shell.idle_timeout": "30", "shell.rotate": "90"])))
     }
 
     @Test func aPinGuardsThePanelAndTooManyWrongTriesRest() {
@@ -170,11 +171,11 @@ import Testing
 
     @Test func panelSettingsSitBetweenTheFileAndTheCommandLine() {
         var s = Settings.parse("[shell]\nidle_timeout = 60\nrotate = 180\n[words]\nspeed = 90\n", file: "k.toml").0
-        PanelSettings(speed: 300, padLeft: true, idleTimeout: nil, rotate: 1).apply(to: &s)
+        PanelSettings(["words.speed": "300", "lander.pad": "\"left\"", "shell.rotate": "90"]).apply(to: &s)
         Overrides(scene: nil, idleTimeout: 5, rotate: nil).apply(to: &s)
-        #expect(s.words.speed == 300 && s.padSide == .left && s.idleTimeout == 5 && s.rotate == Rotation(quarterTurns: 1))
-        let merged = PanelSettings(speed: 300, rotate: 1).merged(with: PanelSettings(rotate: 2))
-        #expect(merged == PanelSettings(speed: 300, rotate: 2))
+        #expect(s.sections[FallingWordsConfig.self].speed == 300 && s.sections[LanderSettings.self].pad == .left && s.idleTimeout == 5 && s.rotate == Rotation(quarterTurns: 1))
+        let merged = PanelSettings(["words.speed": "300", "shell.rotate": "90"]).merged(with: PanelSettings(["shell.rotate": "180"]))
+        #expect(merged == PanelSettings(["words.speed": "300", "shell.rotate": "180"]))
     }
 
     @Test func adminSettingsParseAndABadPinTurnsTheGestureOff() {

@@ -40,6 +40,7 @@ enum Fuzz {
         #"{"version":1,"flight":{"x":0.4,"y":0.8,"vx":-3.5,"vy":12.25,"heading":0.3,"fuel":61.5,"outcome":"flying"},"padX":0.7,"padY":0.9}"#,
         #"{"scene":"lander"}"#,
         #"{"speed":300,"padLeft":true,"idleTimeout":30,"rotate":1}"#,
+        #"{"words.speed":"300","lander.pad":"\"left\"","shell.idle_timeout":"30","shell.rotate":"90"}"#,
     ].map { Array($0.utf8) }
     static let jsonTokens: [[UInt8]] = ["{", "}", "[", "]", ",", ":", "\"", "\\", "\\u0000", "null", "true", "-", "0", "1e309",
                                         "-1", "9223372036854775807", "-9223372036854775808", "1e-400", "NaN", "\"Infinity\"",

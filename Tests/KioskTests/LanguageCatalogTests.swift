@@ -35,7 +35,7 @@ import Testing
         try folder.run("msginit", ["--no-translator", "-l", "pt_PT", "-i", "kiosk.pot", "-o", "work.po"])
         var po = try String(contentsOfFile: folder.path + "/work.po", encoding: .utf8)
         for (key, text) in [("scene.lander", "Alunagem"), ("scene.tiles", "Peças"), ("tiles.refill", "Repor")] {
-            let english = TextCatalog.english[key]!
+            let english = SceneCatalog.standard.texts.english[key]!
             po = po.replacingOccurrences(of: "msgctxt \"\(key)\"\nmsgid \"\(english)\"\nmsgstr \"\"", with: "msgctxt \"\(key)\"\nmsgid \"\(english)\"\nmsgstr \"\(text)\"")
         }
         po = po.replacingOccurrences(of: "msgid_plural \"{n} selected\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"",
@@ -62,7 +62,7 @@ import Testing
         #expect(languages.map(\.code) == shippedLanguages.map(\.code) + ["pt"])
         // Named once, what it lacks: shown in English.
         #expect(problems.count == 1 && problems[0].contains("texts not translated (shown in English)"))
-        let texts = Texts(pt)
+        let texts = kioskTexts(pt)
         #expect(texts["scene.tiles"] == "Peças" && texts["tiles.remove"] == "Remove")
         #expect(texts.count("tiles.selected", 1) == "1 selecionada" && texts.count("tiles.selected", 3) == "3 selecionadas")
         #expect(texts.decimal(2.5, digits: 1) == "2,5")
@@ -93,7 +93,7 @@ import Testing
         let (languages, _) = LanguageCatalogs.load(directory: folder.path, shipped: repositoryRoot + "/po")
         let fr = try #require(Language.named("fr", in: languages))
         #expect(fr.name == "Français" && fr.decimalSeparator == ",")
-        #expect(Texts(fr)["tiles.refill"] == "Regarnir" && Texts(fr)["tiles.remove"] == "Retirer")
+        #expect(kioskTexts(fr)["tiles.refill"] == "Regarnir" && kioskTexts(fr)["tiles.remove"] == "Retirer")
         #expect(languages.count == shippedLanguages.count)
     }
 
@@ -122,7 +122,7 @@ import Testing
         #expect(problems.contains { $0.hasPrefix("\(folder.path)/nl.po: 1 texts the kiosk no longer has or whose English changed") && $0.hasSuffix("tiles.old") })
         // The bad form is not shown; English is.
         let nl = try #require(Language.named("nl", in: languages))
-        #expect(Texts(nl).count("tiles.selected", 1) == "1 selected" && Texts(nl).count("tiles.selected", 2) == "2 selected")
+        #expect(kioskTexts(nl).count("tiles.selected", 1) == "1 selected" && kioskTexts(nl).count("tiles.selected", 2) == "2 selected")
     }
 
     @Test func aTranslationWhoseEnglishChangedIsNamedUntilChecked() throws {
@@ -132,12 +132,12 @@ import Testing
         try folder.write("pt.po", "#, fuzzy\n" + entry)
         var (languages, problems) = LanguageCatalogs.load(directory: folder.path, shipped: repositoryRoot + "/po")
         #expect(problems.contains("\(folder.path)/pt.po: 1 translations marked fuzzy (their English changed; shown in English until checked): tiles.refill"))
-        #expect(Texts(try #require(Language.named("pt", in: languages)))["tiles.refill"] == "Refill")
+        #expect(kioskTexts(try #require(Language.named("pt", in: languages)))["tiles.refill"] == "Refill")
         // The translator checks it.
         try folder.write("pt.po", entry)
         (languages, problems) = LanguageCatalogs.load(directory: folder.path, shipped: repositoryRoot + "/po")
         #expect(!problems.contains { $0.contains("fuzzy") })
-        #expect(Texts(try #require(Language.named("pt", in: languages)))["tiles.refill"] == "Repor")
+        #expect(kioskTexts(try #require(Language.named("pt", in: languages)))["tiles.refill"] == "Repor")
     }
 
     @Test func theTemplateIsWhatMsgfmtAcceptsOnceALanguageIsChosen() throws {

@@ -3,27 +3,15 @@ import Testing
 import Glibc
 #endif
 @testable import Kiosk
+@testable import KioskScenes
 @testable import KioskUI
 @testable import KioskRender
 @testable import KioskCore
 
-/// A scene added the way a developer adds one: by writing its description, nothing else.
+/// A scene added the way a developer adds one: its folder (Scenes/Paint: the scene, its
+/// description, words, section and admin row), and its line in the catalog; nothing else.
 @Suite struct SceneCatalogTests {
-    /// A scene of the test's own: a canvas a visitor fills with one colour.
-    final class PaintScene: ViewScene {
-        let canvas = View()
-        override func build(in view: SceneView) {
-            canvas.backgroundColor = Color.sky
-            canvas.accessibilityIdentifier = "paint canvas"
-            view.addSubview(canvas)
-        }
-        override func layout(view: SceneView) { canvas.frame = view.bounds }
-    }
-
-    static let paint = SceneDescription(name: "paint", aliases: ["painting"], title: "Paint", audience: .visitors) {
-        PaintScene(name: "paint", fonts: $0.fonts, scheduler: $0.scheduler)
-    }
-    let catalog = SceneCatalog(scenes: SceneCatalog.standard.scenes + [SceneCatalogTests.paint])
+    let catalog = testSceneCatalog
 
     @Test func aSceneWrittenOnceIsInTheSettingsTheBarAndTheSetup() throws {
         let text = "[shell]\nscenes = [\"lander\", \"Painting\"]\nstart = \"paint\"\n"
@@ -46,7 +34,7 @@ import Glibc
         #expect(shell.chromeBar.buttons.map(\.title) == ["Lander", "Paint"])
         #expect(shell.current is PaintScene && shell.chromeBar.selected == "paint")
         // Another language without a translation of its own: the description's title.
-        shell.setLanguages([Texts(shipped("fr"))])
+        shell.setLanguages([kioskTexts(shipped("fr"))])
         #expect(shell.chromeBar.buttons.map(\.title) == ["Alunissage", "Paint"])
 
         // The setup's scenes step offers it, titled, shown and started on as the settings say.
@@ -63,6 +51,45 @@ import Glibc
         #expect(chosen.scenes == ["paint"] && chosen.start == "paint")
     }
 
+    /// Its words go into the translation template and `[text]`'s keys, its section into the
+    /// settings, and its admin row onto the panel, where a change is saved as its setting and
+    /// a reload makes the scene again with it.
+    @Test func itsWordsSectionAndAdminRowNeedNothingElse() throws {
+        let pot = TemplateMessage.pot(catalog.texts)
+        #expect(pot.contains("#. A row of the admin panel: the colour of the paint scene's canvas.\nmsgctxt \"paint.color\"\nmsgid \"Paint colour\""))
+        #expect(pot.contains("msgctxt \"scene.paint\"\nmsgid \"Paint\""))
+        #expect(!TemplateMessage.pot().contains("paint."), "the standard kiosk's template has none of it")
+        let (given, problems) = Settings.parse("[paint]\ncolor = \"#000000\"\n[text]\n\"paint.hint\" = \"Paint here\"\n", file: "k.toml", catalog: catalog)
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(given.sections[PaintSettings.self].color == .black && given.kioskTexts["paint.hint"] == "Paint here")
+        #expect(Settings.parse("[paint]\ncolor = 5\n", file: "k.toml", catalog: catalog).1.map(\.description)
+                == ["k.toml:2:9: color must look like \"#5aa9e6\"; using the default"])
+
+        let settings = Settings.parse("", file: "k.toml", catalog: catalog).0
+        let s = ManualScheduler()
+        var outcome: AdminPanel.Outcome?
+        let panel = AdminPanel(fonts: FontCache(), scheduler: s, settings: settings) { outcome = $0 }
+        panel.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
+        func find(_ v: View) -> [Button] { (v as? Button).map { [$0] } ?? [] + v.subviews.flatMap(find) }
+        func tap(_ name: String) throws {
+            let b = try #require(find(panel.view).first { $0.accessibilityIdentifier == name && !$0.isHidden }, "\(name)")
+            let p = b.convert(Point(x: b.bounds.width / 2, y: b.bounds.height / 2), to: nil)
+            panel.handle(TouchBatch(time: s.now, points: [touch(9, .began, p.x, p.y)]))
+            panel.advance(to: s.now + 0.05)
+            panel.handle(TouchBatch(time: s.now, points: [touch(9, .ended, p.x, p.y)]))
+            panel.advance(to: s.now + 0.05)
+        }
+        #expect(find(panel.view).contains { $0.title == "Orange" })
+        try tap("admin paint Orange")
+        try tap("admin save")
+        guard case .save(let changes) = outcome else { Issue.record("not saved: \(String(describing: outcome))"); return }
+        #expect(changes == PanelSettings(["paint.color": "\"#f28c28\""]))
+        var changed = settings
+        #expect(changes.apply(to: &changed).isEmpty)
+        #expect(changed.sections[PaintSettings.self].color == Color(rgb: 0xf28c28))
+        #expect(catalog.changed(from: settings, to: changed) == ["paint"])
+    }
+
     @Test func aScenesSettingsSectionComesWithItsDescription() {
         let withoutLander = SceneCatalog(scenes: SceneCatalog.standard.scenes.filter { $0.name != "lander" })
         let file = "[lander]\npad = \"left\"\n"
@@ -72,9 +99,9 @@ import Glibc
 
     @Test func aReloadRebuildsOnlyTheScenesMadeFromWhatChanged() {
         var a = Settings(), b = Settings()
-        b.padSide = .left
+        b.sections[LanderSettings.self].pad = .left
         #expect(SceneCatalog.standard.changed(from: a, to: b) == ["lander"])
-        a.words.speed = 10
+        a.sections[FallingWordsConfig.self].speed = 10
         #expect(SceneCatalog.standard.changed(from: a, to: b) == ["lander", "words"])
         b = a
         b.theme = "/srv/theme"
@@ -87,7 +114,7 @@ import Glibc
         let others = ["words.phrases": "[\"Hello\"]", "words.color": "\"#000000\"", "lander.pad": "\"left\"", "shell.theme": "\"/srv/theme\""]
         let declared = Settings.declarations
         for scene in SceneCatalog.standard.scenes {
-            for key in scene.settings.map(\.key) + scene.madeFrom {
+            for key in scene.declarations.map(\.key) + scene.madeFrom {
                 let d = declared.first { $0.key == key }
                 #expect(d?.value != nil, "\(scene.name) is made from \(key), which does not say its value")
                 guard let d, let changed = others[key] ?? d.range.map({ format($0.upperBound) }) else {
@@ -106,7 +133,7 @@ import Glibc
 
     @Test func everyStandardSceneHasItsTitleInEveryLanguage() {
         for d in SceneCatalog.standard.scenes {
-            #expect(TextCatalog.english["scene.\(d.name)"] == d.title, "the description's title is the English text")
+            #expect(SceneCatalog.standard.texts.english["scene.\(d.name)"] == d.title, "the kiosk's texts have the description's title")
             for l in shippedLanguages.dropFirst() { #expect(l.catalog?.text("scene.\(d.name)", d.title) != nil, "\(l.code): scene.\(d.name)") }
         }
     }

@@ -18,7 +18,7 @@ import Testing
         init(language: Language = .english, start: String = "lander") {
             let fonts = FontCache(), s = scheduler
             shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.visitorScenes, start: start, home: start)
-            shell.setLanguages([Texts(language)])
+            shell.setLanguages([kioskTexts(language)])
             shell.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
             shell.advance(to: 0)
             reader.speak = { [unowned self] in self.heard.append($0.text) }
@@ -213,7 +213,7 @@ import Testing
                 let tiles = r.shell.current as? TileBoardScene
                 #expect(tiles.map { !$0.nextPage.isHidden } ?? true, "the tiles come a page at a time")
             }
-            let texts = Texts(language)
+            let texts = kioskTexts(language)
             var controls: [View] = []
             func visit(_ v: View) {
                 guard !v.isHidden else { return }

@@ -72,8 +72,10 @@ import KioskScenes
     }
 
     @Test func theAdminPanelsStepsLieWithinTheDeclaredRanges() {
-        #expect(AdminPanel.speeds.allSatisfy(Settings.range("words.speed").contains))
-        #expect(AdminPanel.idleTimes.allSatisfy(Settings.range("shell.idle_timeout").contains))
+        for row in SceneCatalog.standard.adminRows + AdminPanel.kioskRows {
+            guard case .steps(let values, _) = row.control else { continue }
+            #expect(values.allSatisfy(Settings.range(row.setting).contains), "\(row.setting)")
+        }
     }
 
     @Test func theExampleFileNamesEverySettingInItsSection() throws {
@@ -95,8 +97,8 @@ import KioskScenes
         #expect(Settings.readDefaults(into: Settings()).1 == [])
         let s = Settings()
         #expect(s.scenes == SceneCatalog.standard.visitorScenes && s.start == SceneCatalog.standard.defaultName)
-        #expect(s.words == FallingWordsConfig() && s.idleTimeout == 120 && s.adminCorner == .topLeft && s.sceneBar)
-        #expect(s.padSide == nil && s.language == .english && s.configuredTexts.isEmpty && s.fileKeys.isEmpty)
+        #expect(s.sections[FallingWordsConfig.self] == FallingWordsConfig() && s.idleTimeout == 120 && s.adminCorner == .topLeft && s.sceneBar)
+        #expect(s.sections[LanderSettings.self].pad == nil && s.language == .english && s.configuredTexts.isEmpty && s.fileKeys.isEmpty)
     }
 
     @Test func everyDefaultIsWhatAnEmptyFileGives() throws {
@@ -124,7 +126,7 @@ import KioskScenes
         }
         // The admin panel's stored values go through the same ranges.
         var s = Settings()
-        PanelSettings(speed: 9000, idleTimeout: -5).apply(to: &s)
+        PanelSettings(["words.speed": "9000", "shell.idle_timeout": "-5"]).apply(to: &s)
         #expect(s == Settings())
     }
 
@@ -135,7 +137,7 @@ import KioskScenes
         let file = Settings.parse("[shell]\nidle_timeout = 100000\n", file: "k").1.map(\.message)
         #expect(file == ["idle_timeout must be a number from 0 to 86400; using 120"])
         var s = Settings()
-        #expect(PanelSettings(idleTimeout: 100_000).apply(to: &s) == ["admin.json: " + file[0]])
+        #expect(PanelSettings(["shell.idle_timeout": "100000"]).apply(to: &s) == ["admin.json: " + file[0]])
         #expect(Overrides(idleTimeout: 100_000).problems == ["--idle-timeout 100000: idle_timeout must be a number from 0 to 86400"])
         #expect(Overrides(rotate: 45).problems == ["--rotate 45: rotate must be 0, 90, 180 or 270"])
         #expect(SetupChoices(rotate: 7).apply(to: &s) == ["setup.json: rotate must be 0, 90, 180 or 270; using 0"])
@@ -143,7 +145,7 @@ import KioskScenes
 
         // Every value each layer can hold is a declared setting, taken as the file would take it.
         let all = (setup: SetupChoices(touchMatrix: [-1, 0, 1, 0, 1, 0], rotate: 1, pin: "2580", scenes: ["tiles"], start: "tiles", language: "en"),
-                   panel: PanelSettings(speed: 300, padLeft: true, idleTimeout: 30, rotate: 2))
+                   panel: PanelSettings(["words.speed": "300", "lander.pad": "\"left\"", "shell.idle_timeout": "30", "shell.rotate": "180"]))
         #expect(all.setup.apply(to: &s) == [] && all.panel.apply(to: &s) == [] && Overrides(idleTimeout: 9, rotate: 270).problems == [])
         let same = Settings.parse("""
             [shell]\nidle_timeout = 30\nrotate = 180\nscenes = ["tiles"]\nstart = "tiles"\nlanguage = "en"

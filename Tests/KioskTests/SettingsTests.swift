@@ -1,5 +1,6 @@
 import Testing
 @testable import Kiosk
+@testable import KioskScenes
 @testable import KioskCore
 #if canImport(Glibc)
 import Glibc
@@ -37,8 +38,9 @@ import Glibc
         #expect(problems.isEmpty, "\(problems)")
         #expect(s.scenes == ["lander", "tiles"] && s.start == "tiles" && s.idleTimeout == 30 && s.rotate == Rotation(quarterTurns: 3))
         #expect(!s.sceneBar && !s.idleReset && s.theme == "/srv/kiosk/theme" && s.stats)
-        #expect(s.words.phrases == ["Hello", "Grüße 春"] && s.words.speed == 90.5 && s.words.interval == 1)
-        #expect(s.words.color == Color(rgb: 0x112233) && s.padSide == .left)
+        let words = s.sections[FallingWordsConfig.self]
+        #expect(words.phrases == ["Hello", "Grüße 春"] && words.speed == 90.5 && words.interval == 1)
+        #expect(words.color == Color(rgb: 0x112233) && s.sections[LanderSettings.self].pad == .left)
     }
 
     @Test func badValuesAreReportedWithLineAndColumnAndReplacedByDefaults() {

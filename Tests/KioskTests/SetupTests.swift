@@ -220,13 +220,13 @@ import Glibc
         #expect(r.settings.savedSetup == nil, "nothing of it kept")
         // The admin panel agrees: upright, no calibration.
         let panel = AdminPanel(fonts: FontCache(), scheduler: r.scheduler, settings: r.settings.current, lock: AdminLock()) { _ in }
-        #expect(panel.values.rotate == 0)
+        #expect(panel.values["shell.rotate"] == "0")
         _ = saver
     }
 
     @Test func aFinishedSetupIsKeptAndTheAdminPanelsOwnTurnGivesWay() throws {
         let r = Rig(skew: { $0 }, step: .rotate, fromAdmin: true)
-        r.settings.panelClosed(.save(PanelSettings(rotate: 2)))
+        r.settings.panelClosed(.save(PanelSettings(["shell.rotate": "180"])))
         #expect(r.stage.rotation == Rotation(quarterTurns: 2))
         r.tap(r.setup.rotation.buttons[1])
         #expect(r.stage.rotation == Rotation(quarterTurns: 1))

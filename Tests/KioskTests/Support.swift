@@ -1,6 +1,7 @@
 import Testing
 @testable import KioskRender
 @testable import KioskCore
+@testable import Kiosk
 
 /// The repository root, found from this file's path (tests read sources and scripts there).
 let repositoryRoot: String = {
@@ -26,3 +27,6 @@ func touch(_ id: Int32, _ phase: TouchPhase, _ x: Double, _ y: Double) -> TouchP
 
 /// A font cache per use: tests run in parallel and a FontCache is not thread-safe.
 var testFonts: FontCache { FontCache() }
+
+/// The standard kiosk's words in `language`.
+func kioskTexts(_ language: Language = .english) -> Texts { Texts(language, table: SceneCatalog.standard.texts) }

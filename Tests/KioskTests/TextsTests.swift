@@ -55,21 +55,22 @@ import Glibc
             guard case .success(let bytes) = readRegularFile(file, limit: 1 << 20) else { continue }
             let text = String(decoding: bytes, as: UTF8.self)
             // Every string literal shaped like a key ("tiles.hint"), wherever it is: in a lookup,
-            // an array of keys, a conditional.
-            guard !file.contains("/Texts/") else { continue }
+            // an array of keys, a conditional (not the examples of the texts' own machinery).
+            guard !file.contains("/KioskCore/Texts/") else { continue }
             for m in text.matches(of: /"((?:scene|panel|lander|tiles|touch|admin|key|setup|calibrate)\.[A-Za-z.]+)"/) {
                 used.insert(String(m.output.1))
             }
         }
         #expect(used.count > 70, "found only \(used.count) keys: the scan is broken")
+        let english = SceneCatalog.standard.texts.english
         // Settings' own names look alike ("admin.pin": the [admin] section's pin), and so do the
         // state files' ("setup.json").
         for key in used where !["touch.matrix", "admin.pin", "lander.pad", "admin.json", "setup.json"].contains(key) {
-            #expect(TextCatalog.english[key] != nil || TextCatalog.english["\(key).other"] != nil, "'\(key)' is not in the catalog")
+            #expect(english[key] != nil || english["\(key).other"] != nil, "'\(key)' is not in the catalog")
         }
-        for name in SceneCatalog.standard.names { #expect(TextCatalog.english["scene.\(name)"] != nil) }
+        for name in SceneCatalog.standard.names { #expect(english["scene.\(name)"] != nil) }
         for step in SetupScene.Step.allCases {
-            #expect(TextCatalog.english["setup.step.\(step.name)"] != nil && TextCatalog.english["setup.hint.\(step.name)"] != nil)
+            #expect(english["setup.step.\(step.name)"] != nil && english["setup.hint.\(step.name)"] != nil)
         }
     }
 
@@ -87,7 +88,7 @@ import Glibc
     }
 
     @Test func countsTakeEachLanguagesForms() {
-        let en = Texts(.english), fr = Texts(shipped("fr")), ja = Texts(shipped("ja"))
+        let en = kioskTexts(.english), fr = kioskTexts(shipped("fr")), ja = kioskTexts(shipped("ja"))
         #expect(en.count("tiles.selected", 1) == "1 selected")
         #expect(en.count("touch.target", 1) == "Small target: 1 hit" && en.count("touch.target", 2) == "Small target: 2 hits")
         #expect(fr.count("tiles.selected", 0) == "0 choisie" && fr.count("tiles.selected", 1) == "1 choisie")
@@ -115,22 +116,23 @@ import Glibc
     }
 
     @Test func numbersAreWrittenTheLanguagesWay() {
-        #expect(Texts(.english).decimal(1.25, digits: 1) == "1.3")
-        #expect(Texts(shipped("de")).decimal(12.04, digits: 1) == "12,0")
-        #expect(Texts(shipped("fr")).decimal(-0.5, digits: 2) == "-0,50")
-        #expect(Texts(.english).decimal(3, digits: 0) == "3")
+        #expect(kioskTexts(.english).decimal(1.25, digits: 1) == "1.3")
+        #expect(kioskTexts(shipped("de")).decimal(12.04, digits: 1) == "12,0")
+        #expect(kioskTexts(shipped("fr")).decimal(-0.5, digits: 2) == "-0,50")
+        #expect(kioskTexts(.english).decimal(3, digits: 0) == "3")
     }
 
     // MARK: The operator's words
 
     @Test func anOperatorsTextIsCheckedAgainstTheCatalog() {
-        #expect(TextCatalog.problem(key: "tiles.hint", value: "Touchez les tuiles") == nil)
-        #expect(TextCatalog.problem(key: "tiles.hnit", value: "x") == "unknown text 'tiles.hnit' (did you mean 'tiles.hint'?); see kiosk.toml(5) for the list")
-        #expect(TextCatalog.problem(key: "tiles.selected", value: "{n} tiles")
+        let texts = SceneCatalog.standard.texts
+        #expect(texts.problem(key: "tiles.hint", value: "Touchez les tuiles") == nil)
+        #expect(texts.problem(key: "tiles.hnit", value: "x") == "unknown text 'tiles.hnit' (did you mean 'tiles.hint'?); see kiosk.toml(5) for the list")
+        #expect(texts.problem(key: "tiles.selected", value: "{n} tiles")
                 == "text 'tiles.selected' depends on a count: give its forms (tiles.selected.one, tiles.selected.other); using the kiosk's own")
-        #expect(TextCatalog.problem(key: "tiles.selected.other", value: "{count} tiles")
+        #expect(texts.problem(key: "tiles.selected.other", value: "{count} tiles")
                 == "text 'tiles.selected.other' uses {count}, which the kiosk does not fill (it has {n}); using the kiosk's own")
-        #expect(TextCatalog.problem(key: "lander.readout", value: "Fuel {fuel} %") == nil) // leaving some out is fine
+        #expect(texts.problem(key: "lander.readout", value: "Fuel {fuel} %") == nil) // leaving some out is fine
     }
 
     @Test func theLanguageSettingsAndTheTextTable() {
@@ -246,7 +248,7 @@ import Glibc
 
     @Test func japaneseBreaksBetweenCharactersNotBeforeClosingMarks() throws {
         let font = try #require(testFonts.font(points: 20, scale: 1))
-        let text = Texts(shipped("ja"))["setup.hint.touch"]
+        let text = kioskTexts(shipped("ja"))["setup.hint.touch"]
         let lines = Label.wrap(text, font: font, width: 300, maxLines: .max)
         #expect(lines.count >= 3)
         for l in lines {
@@ -291,7 +293,7 @@ import Glibc
     @Test func aLanguageSetBeforeTheFirstLayoutDoesNotAnimateTheSceneIntoPlace() throws {
         func board(_ code: String) throws -> Image {
             let scene = TileBoardScene(fonts: testFonts)
-            scene.texts = Texts(Language.named(code, in: shippedLanguages)!)
+            scene.texts = kioskTexts(Language.named(code, in: shippedLanguages)!)
             let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1280, height: 720)))
             r.renderFrame()
             #expect(!scene.view.isAnimating, "\(code): the tiles are moving at the first frame")

@@ -15,7 +15,7 @@ import KioskCore
         for language in [Language.english] + shippedLanguages {
             #expect(espeak.use(language: language.code), "espeak-ng has no voice for \(language.code)")
             var samples: [Int16] = []
-            try espeak.synthesize(Texts(language)["access.speechOn"]) { chunk in
+            try espeak.synthesize(kioskTexts(language)["access.speechOn"]) { chunk in
                 samples += chunk
                 return true
             }
@@ -25,7 +25,7 @@ import KioskCore
         }
         // A chunk that says stop ends the utterance there, with no fault.
         var chunks = 0
-        try espeak.synthesize(Texts()["access.speechOn"]) { _ in chunks += 1; return false }
+        try espeak.synthesize(kioskTexts()["access.speechOn"]) { _ in chunks += 1; return false }
         #expect(chunks == 1)
         // Faster is shorter; softer is quieter.
         func spoken(_ manner: Voice.Manner) throws -> [Int16] {

@@ -310,12 +310,12 @@ extension KioskCommand {
             guard let l = Language.named(language, in: languages) else {
                 throw fail(makeLogger(verbose: false), "'\(language)': expected one of \(languages.map(\.code).joined(separator: ", "))")
             }
-            let texts = KioskCore.Texts(l)
+            let table = SceneCatalog.standard.texts, texts = KioskCore.Texts(l, table: table)
             print("[text\(l.code == Language.english.code ? "" : ".\(l.code)")]")
-            for key in TextCatalog.keys where !TextCatalog.isCounted(key) {
+            for key in table.keys where !table.isCounted(key) {
                 print("\"\(key)\" = \(TOML.quoted(texts[key]))")
             }
-            for key in TextCatalog.countedKeys {
+            for key in table.countedKeys {
                 for (form, n) in Self.forms(of: l) { print("\"\(key).\(form)\" = \(TOML.quoted(texts.form(key, n)))") }
             }
         }

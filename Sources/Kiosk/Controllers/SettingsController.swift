@@ -176,8 +176,9 @@ final class SettingsController {
         setupPreview = nil
         store.save(choices, name: SetupChoices.storeName)
         // The newest choice wins: a turn made on the admin panel before gives way to the setup's.
-        if choices.rotate != nil, var panel = store.load(PanelSettings.self, name: "admin"), panel.rotate != nil {
-            panel.rotate = nil
+        let rotate = SetupChoices.keys.rotate
+        if choices.rotate != nil, var panel = store.load(PanelSettings.self, name: "admin"), panel.values[rotate] != nil {
+            panel.values[rotate] = nil
             store.save(panel, name: "admin")
         }
         log.notice("setup: choices saved to \(store.path(SetupChoices.storeName))")

@@ -15,23 +15,25 @@ final class AdminPanel: ViewScene {
         case setup(SetupScene.Step, PanelSettings)
     }
 
-    static let speeds: [Double] = [30, 60, 90, 120, 150, 200, 300, 400, 600]
-    static let idleTimes: [Double] = [0, 30, 60, 120, 300, 600, 1800, 3600]
     static var maxTries: Int { AdminLock.maxTries }
     static var lockout: Double { AdminLock.lockout }
     /// Closes by itself after this long without a touch.
     static let inactivity = 90.0
 
-    private(set) var values: PanelSettings
-    private let initial: PanelSettings
+    /// The kiosk's own rows, after the scenes' (`SceneDescription.adminRows`).
+    static let kioskRows = [
+        AdminRow(name: "screensaver", setting: "shell.idle_timeout", title: "admin.idle",
+                 control: .steps([0, 30, 60, 120, 300, 600, 1800, 3600], describe: describeIdle)),
+        AdminRow(name: "rotation", setting: "shell.rotate", title: "admin.rotation",
+                 control: .choices([0, 90, 180, 270].map { AdminRow.Choice("\($0)", title: "\($0)°") }, unset: { _ in "0" })),
+    ]
+
+    /// Each row's setting as the file would write it: what the operator sees and changes.
+    private(set) var values: [String: String] = [:]
+    private var initial: [String: String] = [:]
     /// Only what the operator changed here, so values from the file or the command line are not
     /// frozen into the panel's settings by a Save.
-    var changes: PanelSettings {
-        PanelSettings(speed: values.speed != initial.speed ? values.speed : nil,
-                      padLeft: values.padLeft != initial.padLeft ? values.padLeft : nil,
-                      idleTimeout: values.idleTimeout != initial.idleTimeout ? values.idleTimeout : nil,
-                      rotate: values.rotate != initial.rotate ? values.rotate : nil)
-    }
+    var changes: PanelSettings { PanelSettings(values.filter { initial[$0.key] != $0.value }) }
     private let pin: String?
     /// libinput's matrix in force (the file's or the setup's), shown on the touch row.
     private let touchMatrix: [Double]?
@@ -44,8 +46,14 @@ final class AdminPanel: ViewScene {
     private let card = View()
     private let title = Label()
     private let message = Label()
-    // Settings page
-    private var rows: [(name: Label, value: Label, buttons: [Button])] = []
+    // Settings page: a row for each setting (`spec`), then the touchscreen's (no spec).
+    private struct Row {
+        let spec: AdminRow?
+        let name = Label(), value = Label()
+        var buttons: [Button] = []
+    }
+    private let specs: [AdminRow]
+    private var rows: [Row] = []
     private let footer = [Button(), Button(), Button()]
     // PIN page
     private let dots = Label()
@@ -54,17 +62,17 @@ final class AdminPanel: ViewScene {
     /// `lock` is the kiosk's: wrong PINs counted by an earlier panel still count here.
     init(fonts: FontCache, scheduler: Scheduler, settings: Settings, lock: AdminLock = AdminLock(),
          onFinish: @escaping (Outcome) -> Void) {
-        let padSide = settings.padSide ?? .trailing(rightToLeft: settings.language.isRightToLeft)
-        values = PanelSettings(speed: settings.words.speed, padLeft: padSide == .left,
-                               idleTimeout: settings.idleTimeout, rotate: settings.rotate.quarterTurns)
-        initial = values
+        specs = settings.catalog.adminRows + AdminPanel.kioskRows
         pin = settings.adminPIN
         touchMatrix = settings.touchMatrix
         self.lock = lock
         unlocked = settings.adminPIN == nil
         self.onFinish = onFinish
-        super.init(name: "admin", fonts: fonts, scheduler: scheduler)
+        super.init(name: "admin", fonts: fonts, scheduler: scheduler, texts: OperatorTexts.table)
         texts = settings.kioskTexts
+        values = Self.shown(specs, of: settings, in: texts)
+        initial = values
+        refresh()
         if !unlocked, lock.isResting(at: scheduler.now) { resting() }
     }
 
@@ -85,20 +93,19 @@ final class AdminPanel: ViewScene {
         message.fontSize = 17
         message.textColor = Color.amber
         dots.fontSize = 34
-        // Settings rows: a name, the value, and buttons that change it.
-        // Each row: its name in the journal and controls' labels, and its buttons'.
-        for (ri, spec) in AdminPanel.rowSpecs.enumerated() {
-            let name = Label(), value = Label()
-            for l in [name, value] { l.fontSize = 20; l.textColor = Color.paper; l.isUserInteractionEnabled = false; card.addSubview(l) }
-            name.numberOfLines = 2
-            value.alignment = .center
-            var buttons: [Button] = []
-            for (bi, t) in spec.1.enumerated() {
+        // Settings rows: a name, the value, and buttons that change it; named in the journal and
+        // for tests by the row's name and the button's English title ("admin words +").
+        for (ri, spec) in (specs.map { Optional($0) } + [nil]).enumerated() {
+            var row = Row(spec: spec)
+            for l in [row.name, row.value] { l.fontSize = 20; l.textColor = Color.paper; l.isUserInteractionEnabled = false; card.addSubview(l) }
+            row.name.numberOfLines = 2
+            row.value.alignment = .center
+            for (bi, t) in (spec?.buttonNames ?? AdminPanel.touchButtons).enumerated() {
                 let b = makeButton(t) { [unowned self] _ in self.changed(row: ri, button: bi) }
-                b.accessibilityIdentifier = "admin \(spec.0) \(t)"
-                buttons.append(b)
+                b.accessibilityIdentifier = "admin \(spec?.name ?? "touch") \(t)"
+                row.buttons.append(b)
             }
-            rows.append((name, value, buttons))
+            rows.append(row)
         }
         for (i, t) in ["use file settings", "cancel", "save"].enumerated() {
             footer[i].accessibilityIdentifier = "admin \(t)"
@@ -119,17 +126,37 @@ final class AdminPanel: ViewScene {
         refresh()
     }
 
-    /// The rows: a name for labels and logs, and the buttons' (English, as the tests find them).
-    private static let rowSpecs: [(String, [String])] = [("words", ["−", "+"]), ("lander", ["Left", "Right"]),
-                                                         ("screensaver", ["−", "+"]), ("rotation", ["0°", "90°", "180°", "270°"]),
-                                                         ("touch", ["Test", "Calibrate", "Setup"])]
+    /// Each row's setting as the file would write it; a choice's setting without a value of its
+    /// own (one derived from the language) as the choice it comes to.
+    private static func shown(_ specs: [AdminRow], of settings: Settings, in texts: Texts) -> [String: String] {
+        let declared = Settings.declarations(for: settings.catalog)
+        var values: [String: String] = [:]
+        for spec in specs {
+            let value = declared.first { $0.key == spec.setting }?.value?(settings) ?? ""
+            if case .choices(let choices, let unset) = spec.control, !choices.contains(where: { $0.value == value }) {
+                values[spec.setting] = unset(texts)
+            } else {
+                values[spec.setting] = value
+            }
+        }
+        return values
+    }
+
+    /// The touchscreen's row: its buttons open the setup's steps.
+    private static let touchButtons = ["Test", "Calibrate", "Setup"]
 
     override func applyTexts() {
-        let names = ["admin.speed", "admin.pad", "admin.idle", "admin.rotation",
-                     touchMatrix == nil ? "admin.touch" : "admin.touch.calibrated"]
-        for (r, key) in zip(rows, names) { r.name.text = texts[key] }
-        for (b, key) in zip(rows[1].buttons, ["admin.left", "admin.right"]) { b.title = texts[key] }
-        for (b, key) in zip(rows[4].buttons, ["admin.test", "admin.calibrate", "admin.setup"]) { b.title = texts[key] }
+        for r in rows {
+            guard let spec = r.spec else {
+                r.name.text = texts[touchMatrix == nil ? "admin.touch" : "admin.touch.calibrated"]
+                for (b, key) in zip(r.buttons, ["admin.test", "admin.calibrate", "admin.setup"]) { b.title = texts[key] }
+                continue
+            }
+            r.name.text = texts[spec.title]
+            if case .choices(let choices, _) = spec.control {
+                for (b, c) in zip(r.buttons, choices) { b.title = c.key.map { texts[$0] } ?? c.title }
+            }
+        }
         for (b, key) in zip(footer, ["admin.useFile", "admin.cancel", "admin.save"]) { b.title = texts[key] }
         keys.last?.title = texts["key.ok"]
         refresh()
@@ -213,22 +240,20 @@ final class AdminPanel: ViewScene {
     // MARK: Values
 
     private func changed(row: Int, button: Int) {
-        func step(_ list: [Double], _ v: Double?, _ up: Bool) -> Double {
-            let i = list.firstIndex { $0 >= (v ?? list[0]) - 1e-9 } ?? list.count - 1
-            let onStep = abs(list[i] - (v ?? list[0])) < 1e-9
-            return list[max(0, min(list.count - 1, up ? (onStep ? i + 1 : i) : i - 1))]
-        }
-        switch row {
-        case 0: values.speed = step(AdminPanel.speeds, values.speed, button == 1)
-        case 1: values.padLeft = button == 0
-        case 2: values.idleTimeout = step(AdminPanel.idleTimes, values.idleTimeout, button == 1)
-        case 3: values.rotate = button
-        default: finish(.setup([.touch, .calibrate, .touch][button], changes))
+        guard let spec = rows[row].spec else { return finish(.setup([.touch, .calibrate, .touch][button], changes)) }
+        switch spec.control {
+        case .steps(let list, _):
+            let v = Double(values[spec.setting] ?? "") ?? list[0]
+            let i = list.firstIndex { $0 >= v - 1e-9 } ?? list.count - 1
+            let onStep = abs(list[i] - v) < 1e-9
+            values[spec.setting] = format(list[max(0, min(list.count - 1, button == 1 ? (onStep ? i + 1 : i) : i - 1))])
+        case .choices(let choices, _):
+            values[spec.setting] = choices[button].value
         }
         refresh()
     }
 
-    static func describeIdle(_ t: Double, _ texts: Texts = Texts()) -> String {
+    @Sendable static func describeIdle(_ t: Double, _ texts: Texts) -> String {
         if t <= 0 { return texts["admin.idle.never"] }
         if t < 60 { return texts("admin.idle.seconds", ["n": String(Int(t))]) }
         if t < 3600 { return texts("admin.idle.minutes", ["n": String(Int(t / 60))]) }
@@ -239,13 +264,18 @@ final class AdminPanel: ViewScene {
         let accent = Color.sky, plain = Color.dusk
         title.text = texts[unlocked ? "admin.title" : "admin.enterPIN"]
         dots.text = String(repeating: "●", count: entered.count)
-        rows[0].value.text = texts("admin.speed.value", ["n": String(Int(values.speed ?? 150))])
-        rows[1].value.text = ""
-        rows[2].value.text = AdminPanel.describeIdle(values.idleTimeout ?? 120, texts)
-        rows[3].value.text = ""
-        rows[1].buttons[0].backgroundColor = values.padLeft == true ? accent : plain
-        rows[1].buttons[1].backgroundColor = values.padLeft == true ? plain : accent
-        for (i, b) in rows[3].buttons.enumerated() { b.backgroundColor = (values.rotate ?? 0) == i ? accent : plain }
+        for r in rows {
+            switch r.spec?.control {
+            case .steps(let list, let describe)?:
+                r.value.text = describe(Double(values[r.spec!.setting] ?? "") ?? list[0], texts)
+            case .choices(let choices, let unset)?:
+                let given = values[r.spec!.setting] ?? ""
+                let lit = choices.contains { $0.value == given } ? given : unset(texts)
+                for (b, c) in zip(r.buttons, choices) { b.backgroundColor = c.value == lit ? accent : plain }
+            case nil:
+                break
+            }
+        }
         for r in rows { r.name.isHidden = !unlocked; r.value.isHidden = !unlocked; r.buttons.forEach { $0.isHidden = !unlocked } }
         footer[0].isHidden = !unlocked
         footer[2].isHidden = !unlocked
@@ -275,8 +305,9 @@ final class AdminPanel: ViewScene {
         message.frame = Rect(x: pad, y: h - pad - rowH - messageH, width: w - 2 * pad, height: 28)
         var y = pad + titleH
         if unlocked {
-            for (ri, r) in rows.enumerated() {
-                let stepper = ri == 0 || ri == 2
+            for r in rows {
+                let stepper: Bool
+                if case .steps? = r.spec?.control { stepper = true } else { stepper = false }
                 r.name.frame = Rect(x: pad, y: y, width: 200, height: rowH)
                 let bw = stepper ? rowH * 1.3 : (w - 2 * pad - 210) / Double(r.buttons.count) - 6
                 if stepper {

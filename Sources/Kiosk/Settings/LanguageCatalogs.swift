@@ -152,15 +152,20 @@ struct TemplateMessage: Equatable {
     var msgid: String
     var msgidPlural: String?
 
-    static let all: [TemplateMessage] = {
-        let english = TextCatalog.english
-        let plain = TextCatalog.keys.filter { !TextCatalog.isCounted($0) }.map { TemplateMessage(context: $0, msgid: english[$0]!) }
-        let counted = TextCatalog.countedKeys.map { TemplateMessage(context: $0, msgid: english["\($0).one"]!, msgidPlural: english["\($0).other"]) }
-        return (plain + counted).sorted { $0.context < $1.context }
-    }()
+    /// The standard kiosk's.
+    static let all = all(in: SceneCatalog.standard.texts)
 
-    /// The template a translator starts a language from (`msginit -i`), as `kiosk texts --pot` prints it.
-    static func pot() -> String {
+    /// Every text of `texts`, the counted ones once.
+    static func all(in texts: TextCatalog) -> [TemplateMessage] {
+        let english = texts.english
+        let plain = texts.keys.filter { !texts.isCounted($0) }.map { TemplateMessage(context: $0, msgid: english[$0]!) }
+        let counted = texts.countedKeys.map { TemplateMessage(context: $0, msgid: english["\($0).one"]!, msgidPlural: english["\($0).other"]) }
+        return (plain + counted).sorted { $0.context < $1.context }
+    }
+
+    /// The template a translator starts a language from (`msginit -i`), as `kiosk texts --pot`
+    /// prints it: every text of `texts` (the kiosk's: each part's, each scene's).
+    static func pot(_ texts: TextCatalog = SceneCatalog.standard.texts) -> String {
         var lines = [
             "# Kiosk's own words. A language: msginit -i kiosk.pot -l pt, translate, then put pt.po",
             "# (or pt.mo from msgfmt) into /etc/kiosk/locale/ and set [shell] language = \"pt\".",
@@ -179,10 +184,10 @@ struct TemplateMessage: Equatable {
             "\"X-Kiosk-Direction: ltr\\n\"",
             "\"X-Kiosk-Decimal-Separator: .\\n\"",
         ]
-        for m in all {
+        for m in all(in: texts) {
             lines.append("")
             let filled = TextCatalog.placeholders(m.msgid).union(m.msgidPlural.map(TextCatalog.placeholders) ?? []).sorted()
-            if let note = TextCatalog.notes[m.context] { lines.append("#. " + note) }
+            if let note = texts.notes[m.context] { lines.append("#. " + note) }
             if !filled.isEmpty { lines.append("#. The kiosk fills in " + filled.map { "{\($0)}" }.joined(separator: ", ") + (filled.count == 1 ? ": keep it" : ": keep each") + " as it is.") }
             lines.append("msgctxt \(poQuoted(m.context))")
             lines.append("msgid \(poQuoted(m.msgid))")

@@ -76,12 +76,31 @@ extension SettingDeclaration {
     }
 }
 
+extension SettingDeclaration {
+    /// The settings of a part's own section (a scene's), named `section` in the file, as the
+    /// kiosk declares its own: each read into that part's value in `Settings.sections`.
+    static func section<S: SettingsSection>(_ type: S.Type, named section: String) -> [SettingDeclaration] {
+        S.settings.map { setting in
+            SettingDeclaration(section: section, name: setting.name, defaultText: setting.defaultText, range: setting.range,
+                               example: setting.example, derivedDefault: setting.derivedDefault, live: setting.live,
+                               value: { setting.value($0.sections[S.self]) }) { v, s, r in
+                var drawn: [Settings.ConfiguredText] = []
+                let reader = SectionReader(problem: r.problem) { text, node in
+                    drawn.append(Settings.ConfiguredText(text: text, line: node.position.line, column: node.position.column, setting: section))
+                }
+                setting.read(v, &s.sections[S.self], reader)
+                s.configuredTexts += drawn
+            }
+        }
+    }
+}
+
 extension Settings {
     /// Every setting of kiosk.toml for a kiosk with `catalog`'s scenes, in the order they are
     /// read (a setting that depends on another comes after it): the kiosk's own, then each
     /// scene's. `[text]` takes any text key (`TextCatalog`).
     static func declarations(for catalog: SceneCatalog) -> [SettingDeclaration] {
-        kioskDeclarations + catalog.scenes.flatMap(\.settings)
+        kioskDeclarations + catalog.scenes.flatMap(\.declarations)
     }
     /// The standard kiosk's.
     static let declarations = declarations(for: .standard)
@@ -168,7 +187,7 @@ extension Settings {
         },
         .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: 120),
         .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: 0),
-        SettingDeclaration(section: "shell", name: "rotate", defaultText: "0") { v, s, r in
+        SettingDeclaration(section: "shell", name: "rotate", defaultText: "0", value: { TOMLText.degrees(quarterTurns: $0.rotate.quarterTurns) }) { v, s, r in
             if let turned = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = turned }
             else { r.problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
         },
@@ -221,36 +240,6 @@ extension Settings {
         },
         SettingDeclaration(section: "shell", name: "theme", defaultText: "\"\"", value: { $0.theme ?? "" }) { v, s, r in
             if let t = v.string { s.theme = t.isEmpty ? nil : t } else { r.problem(v, "theme must be a folder path in quotes") }
-        },
-    ]
-
-    /// The falling words' `[words]`.
-    static let wordsDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "words", name: "phrases", defaultText: TOMLText.list(FallingWordsConfig.defaultPhrases),
-                           value: { TOMLText.list($0.words.phrases) }) { v, s, r in
-            if let list = v.array?.compactMap({ $0.string }), list.count == v.array!.count {
-                s.words.phrases = list
-                s.configuredTexts += zip(list, v.array!).map { ConfiguredText(text: $0, line: $1.position.line, column: $1.position.column, setting: "words") }
-            } else { r.problem(v, "phrases must be a list of strings; using the default") }
-        },
-        .number("words", "speed", 5...5000, \.words.speed, default: FallingWordsConfig().speed),
-        .number("words", "interval", 0.05...60, \.words.interval, default: FallingWordsConfig().interval),
-        .number("words", "size", 50...1000, \.words.labelWidth, default: FallingWordsConfig().labelWidth),
-        SettingDeclaration(section: "words", name: "color", defaultText: "\"#8e24aa\"", value: { "\($0.words.color)" }) { v, s, r in
-            if let c = v.string.flatMap(Settings.color) { s.words.color = c }
-            else { r.problem(v, "color must look like \"#8e24aa\"; using the default") }
-        },
-    ]
-
-    /// The lander's `[lander]`.
-    static let landerDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "lander", name: "pad", defaultText: "\"right\"", derivedDefault: true,
-                           value: { $0.padSide.map { "\($0)" } ?? "the language's" }) { v, s, r in
-            switch v.string {
-            case "left": s.padSide = .left
-            case "right": s.padSide = .right
-            default: r.problem(v, "pad must be \"left\" or \"right\"; using right")
-            }
         },
     ]
 

@@ -68,12 +68,11 @@ struct Settings: Equatable {
     var metricsScreenshot: String?
     /// The least time between two of those pictures, in seconds.
     var metricsScreenshotInterval = 60.0
-    // [words]: the scene's own model gives the declarations their defaults.
-    var words = FallingWordsConfig()
-    // [lander]
-    /// nil (the default, `derivedDefault`): the trailing side of the language on screen (right;
-    /// left in Arabic).
-    var padSide: LanderScene.Side?
+    /// The scenes' own sections (`[words]`, `[lander]`), each as its scene's type.
+    var sections = SettingsSections()
+    /// The scenes these settings were read for: their sections, their words and the admin
+    /// panel's rows.
+    var catalog = SceneCatalog.standard
     // [admin]
     /// Where three fingers held for `AdminGesture.hold` seconds open the settings panel; nil: off.
     var adminCorner: AdminCorner?
@@ -88,7 +87,9 @@ struct Settings: Equatable {
     var configuredTexts: [ConfiguredText] = []
 
     /// The kiosk's own words in `language`, with the operator's.
-    func texts(for language: Language) -> Texts { Texts(language, overrides: textOverrides[language.code] ?? [:]) }
+    func texts(for language: Language) -> Texts {
+        Texts(language, overrides: textOverrides[language.code] ?? [:], table: catalog.texts)
+    }
     var kioskTexts: Texts { texts(for: language) }
     /// What the language pill cycles through, the kiosk's language first.
     var visitorTexts: [Texts] {
@@ -188,6 +189,7 @@ struct Settings: Equatable {
     static func parse(_ bytes: [UInt8], file: String, locale: Language = .english, catalog: SceneCatalog = .standard,
                       languages: [Language] = [.english]) -> (Settings, [Problem]) {
         var s = Settings()
+        s.catalog = catalog
         s.language = locale
         s.knownLanguages = languages
         (s.scenes, s.start) = (catalog.visitorScenes, catalog.defaultName)
@@ -246,6 +248,7 @@ struct Settings: Equatable {
     /// `[text]`: the operator's words for the kiosk's language; `[text.fr]` and the like for
     /// another. A key written bare (`tiles.hint = …`, a nested table in TOML) counts as quoted.
     private static func texts(_ t: TOML.Table, into s: inout Settings, _ problem: Report) {
+        let known = s.catalog.texts
         func collect(_ t: TOML.Table, prefix: String, _ out: inout [String: String]) {
             for k in t.keys {
                 let node = t[k]!, key = prefix + k
@@ -257,7 +260,7 @@ struct Settings: Equatable {
                 } else if let sub = node.table {
                     collect(sub, prefix: key + ".", &out)
                 } else if let text = node.string {
-                    if let why = TextCatalog.problem(key: key, value: text) { problem(node, why); continue }
+                    if let why = known.problem(key: key, value: text) { problem(node, why); continue }
                     out[key] = text
                     s.configuredTexts.append(ConfiguredText(text: text, line: node.position.line, column: node.position.column,
                                                             setting: "text '\(key)'"))
@@ -270,41 +273,62 @@ struct Settings: Equatable {
         collect(t, prefix: "", &own)
         s.textOverrides[s.language.code, default: [:]].merge(own) { _, mine in mine }
     }
-
-    /// "#rrggbb" (or "rrggbb") → Color.
-    static func color(_ s: String) -> Color? {
-        let hex = s.hasPrefix("#") ? String(s.dropFirst()) : s
-        guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
-        return Color(rgb: v)
-    }
 }
 
 /// What the admin panel changed: kept in the state store (the operator's settings file is never
 /// rewritten) and applied over the file, under the command line. "Use file settings" clears it.
+/// Each value is a setting's ("words.speed"), written as kiosk.toml writes it ("300"), and read
+/// by that setting's declaration.
 struct PanelSettings: Codable, Equatable {
-    var speed: Double?
-    var padLeft: Bool?
-    var idleTimeout: Double?
-    var rotate: Int?
+    var values: [String: String]
 
-    var isEmpty: Bool { self == PanelSettings() }
+    init(_ values: [String: String] = [:]) { self.values = values }
+
+    var isEmpty: Bool { values.isEmpty }
 
     /// These values, with `newer`'s wherever it has one.
     func merged(with newer: PanelSettings) -> PanelSettings {
-        PanelSettings(speed: newer.speed ?? speed, padLeft: newer.padLeft ?? padLeft,
-                      idleTimeout: newer.idleTimeout ?? idleTimeout, rotate: newer.rotate ?? rotate)
+        PanelSettings(values.merging(newer.values) { _, newer in newer })
     }
 
     /// These changes as the settings they stand for, read by those settings' declarations.
     func layer(from origin: String) -> SettingsLayer {
         var l = SettingsLayer()
-        l.add("words.speed", speed.map(format), from: origin)
-        l.add("lander.pad", padLeft.map { $0 ? "\"left\"" : "\"right\"" }, from: origin)
-        l.add("shell.idle_timeout", idleTimeout.map(format), from: origin)
-        l.add("shell.rotate", rotate.map(TOMLText.degrees), from: origin)
+        for key in values.keys.sorted() { l.add(key, values[key], from: origin) }
         return l
     }
 
     @discardableResult
-    func apply(to s: inout Settings, from origin: String = "admin.json") -> [String] { layer(from: origin).apply(to: &s) }
+    func apply(to s: inout Settings, from origin: String = "admin.json") -> [String] { layer(from: origin).apply(to: &s, catalog: s.catalog) }
+
+    // Kept as {"words.speed": "300", …}. A file from before (0.2.0: {"speed": 300, "padLeft":
+    // true, "idleTimeout": 30, "rotate": 1}) is read as the same settings.
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ s: String) { stringValue = s }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        var values: [String: String] = [:]
+        // A value of the wrong type is left out, not the whole file: the rest still applies.
+        for key in c.allKeys {
+            switch key.stringValue {
+            case "speed": values["words.speed"] = (try? c.decode(Double.self, forKey: key)).map(format)
+            case "padLeft": values["lander.pad"] = (try? c.decode(Bool.self, forKey: key)).map { $0 ? "\"left\"" : "\"right\"" }
+            case "idleTimeout": values["shell.idle_timeout"] = (try? c.decode(Double.self, forKey: key)).map(format)
+            case "rotate": values["shell.rotate"] = (try? c.decode(Int.self, forKey: key)).map { TOMLText.degrees(quarterTurns: $0) }
+            default: values[key.stringValue] = try? c.decode(String.self, forKey: key)
+            }
+        }
+        self.values = values
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        for (k, v) in values { try c.encode(v, forKey: Key(k)) }
+    }
 }

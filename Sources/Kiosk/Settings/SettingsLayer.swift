@@ -44,11 +44,3 @@ struct SettingsLayer: Equatable {
         return problems
     }
 }
-
-/// Values written as kiosk.toml writes them.
-enum TOMLText {
-    static func list(_ items: [String]) -> String { "[" + items.map(TOML.quoted).joined(separator: ", ") + "]" }
-    static func numbers(_ items: [Double]) -> String { "[" + items.map(format).joined(separator: ", ") + "]" }
-    /// Quarter turns as `rotate`'s degrees.
-    static func degrees(quarterTurns v: Int) -> String { "\(v * 90)" }
-}

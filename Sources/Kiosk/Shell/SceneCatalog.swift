@@ -3,7 +3,7 @@ import KioskRender
 import KioskUI
 import KioskScenes
 
-/// What a scene is made with: the same for every scene.
+/// What a scene is made with in the kiosk: the settings it is made from, and the rest.
 struct SceneMaking {
     var fonts: FontCache
     var scheduler: Scheduler = ManualScheduler()
@@ -13,54 +13,34 @@ struct SceneMaking {
     var settings = Settings()
     /// A problem with the scene's saved state or assets, one line for the journal.
     var report: (String) -> Void = { _ in }
+
+    /// What the scene itself is given.
+    var context: SceneContext {
+        SceneContext(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory,
+                     sections: settings.sections, report: report)
+    }
 }
 
-/// One scene, described once, as UIKit registers a view controller once: the scene bar, the
-/// catalog, the settings' checks, the setup's scenes step, rebuilding on a reload and the
-/// metrics' labels all derive from it.
-struct SceneDescription: Sendable {
-    /// Who reaches the scene: visitors (the scene bar by default; the setup offers it), operators
-    /// (in `[shell] scenes` for a bench, and the admin panel), or nobody (the screensaver).
-    enum Audience: Sendable { case visitors, operators, screensaver }
-
-    /// The name on the command line, in settings, the journal and the metrics.
-    let name: String
-    /// Other names accepted for it (case-insensitive).
-    var aliases: [String] = []
-    /// The scene bar's title in English; the languages' under the text key `scene.<name>`.
-    let title: String
-    let audience: Audience
-    /// Its own section of kiosk.toml (`[lander]`), if it has one.
-    var settings: [SettingDeclaration] = []
-    /// The settings outside its section it is made from ("shell.theme"). When a reload changes
-    /// one of these or of its section, the scene is saved and made again, keeping its state.
-    var madeFrom: [String] = []
-    let make: @Sendable (SceneMaking) -> ViewScene
-}
-
-/// The scenes Kiosk can show. `standard` is the product's; a test may make its own.
-struct SceneCatalog: Sendable {
+/// The scenes Kiosk can show, each described in its own folder (`SceneDescription`). `standard`
+/// is the product's; a test may make its own.
+struct SceneCatalog: Sendable, Equatable {
     let scenes: [SceneDescription]
+    /// Every part's words in English: the shell's, the operators' screens', the toolkit's and
+    /// each scene's. `[text]` may set these, and the translation template lists them.
+    let texts: TextCatalog
 
-    static let standard: SceneCatalog = SceneCatalog(scenes: [
-        SceneDescription(name: "touch", aliases: ["touch-test", "touchtest"], title: "Touch test", audience: .operators) {
-            TouchTestScene(fonts: $0.fonts, scheduler: $0.scheduler)
-        },
-        SceneDescription(name: "lander", aliases: ["lunar-lander"], title: "Lander", audience: .visitors,
-                         settings: Settings.landerDeclarations, madeFrom: ["shell.theme"]) { m in
-            let l = LanderScene(fonts: m.fonts, scheduler: m.scheduler, store: m.store, themeDirectory: m.themeDirectory, report: m.report)
-            l.padSide = m.settings.padSide
-            return l
-        },
-        SceneDescription(name: "words", aliases: ["falling-words", "screensaver"], title: "Words", audience: .screensaver,
-                         settings: Settings.wordsDeclarations) {
-            FallingWordsScene(fonts: $0.fonts, scheduler: $0.scheduler, config: $0.settings.words)
-        },
-        SceneDescription(name: "tiles", aliases: ["tile-board", "board"], title: "Tiles", audience: .visitors,
-                         madeFrom: ["shell.theme"]) {
-            TileBoardScene(fonts: $0.fonts, scheduler: $0.scheduler, store: $0.store, themeDirectory: $0.themeDirectory, report: $0.report)
-        },
+    init(scenes: [SceneDescription]) {
+        self.scenes = scenes
+        texts = TextCatalog(gathering: [ShellTexts.table, OperatorTexts.table, ToolkitTexts.table] + scenes.map(\.texts))
+    }
+
+    /// The screensaver before the visitors' scenes: the admin panel lists their rows in this order.
+    static let standard = SceneCatalog(scenes: [
+        TouchTestScene.description, FallingWordsScene.description, LanderScene.description, TileBoardScene.description,
     ])
+
+    /// One catalog is one set of scenes: two are alike when they were made as one.
+    static func == (a: SceneCatalog, b: SceneCatalog) -> Bool { a.texts === b.texts }
 
     /// Every scene's name, in the catalog's order.
     var names: [String] { scenes.map(\.name) }
@@ -82,19 +62,25 @@ struct SceneCatalog: Sendable {
     func canonicalName(_ name: String) -> String? { description(name)?.name }
 
     /// A new scene called `name` (or an alias), or nil when there is none by that name.
-    func make(_ name: String, _ making: SceneMaking) -> ViewScene? { description(name)?.make(making) }
+    func make(_ name: String, _ making: SceneMaking) -> ViewScene? { description(name)?.make(making.context) }
 
     /// The scene bar's title of `name` in `texts`' language.
     func title(_ name: String, _ texts: Texts) -> String {
         texts["scene.\(name)", default: description(name)?.title ?? name]
     }
 
-    /// The scenes made from something that differs between `old` and `new`.
+    /// The admin panel's rows of the scenes' sections, in the catalog's order.
+    var adminRows: [AdminRow] { scenes.flatMap(\.adminRows) }
+
+    /// The scenes made from something that differs between `old` and `new`: a setting of their
+    /// section, or one they name as made from.
     func changed(from old: Settings, to new: Settings) -> Set<String> {
         let declared = Settings.declarations(for: self)
         return Set(scenes.filter { scene in
-            let keys = Set(scene.settings.map(\.key) + scene.madeFrom)
-            return declared.contains { d in keys.contains(d.key) && d.value.map { $0(old) != $0(new) } ?? false }
+            let keys = Set(scene.madeFrom)
+            return declared.contains { d in
+                (d.section == scene.name && scene.section != nil || keys.contains(d.key)) && d.value.map { $0(old) != $0(new) } ?? false
+            }
         }.map(\.name))
     }
 }
@@ -106,4 +92,9 @@ extension SceneCatalog {
         standard.make(name, SceneMaking(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory,
                                         settings: settings, report: report))
     }
+}
+
+extension SceneDescription {
+    /// Its section's settings, as the kiosk declares its own.
+    var declarations: [SettingDeclaration] { section.map { SettingDeclaration.section($0, named: name) } ?? [] }
 }

@@ -173,13 +173,13 @@ final class Shell: Scene {
     var chromeBar: SceneBar { chrome.bar }
 
     /// The languages visitors may choose (the kiosk's own first).
-    private(set) var languageTexts = [Texts()]
+    private(set) var languageTexts = [Texts.kioskEnglish]
     /// Told when a visitor chose another language (not when a fresh start brings the default back).
     let languageChosen = Observers<Language>()
 
     /// New languages (settings): the first is shown at once, and after every fresh start.
     func setLanguages(_ list: [Texts]) {
-        let list = list.isEmpty ? [Texts()] : list
+        let list = list.isEmpty ? [Texts.kioskEnglish] : list
         guard list != languageTexts else { return }
         languageTexts = list
         chrome.bar.languages = list.map(\.language)

@@ -119,7 +119,7 @@ final class SceneBar: View {
     var onChoose: ((String) -> Void)?
     /// The language pill was tapped.
     var onLanguage: (() -> Void)?
-    var texts = Texts() {
+    var texts = Texts.kioskEnglish {
         didSet { if texts != oldValue { retitle() } }
     }
     /// The languages visitors may choose from (the pill shows with two or more).

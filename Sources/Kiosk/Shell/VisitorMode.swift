@@ -4,7 +4,7 @@ import KioskCore
 /// value: the shell keeps it, the bar and the stage show it, and a fresh start puts the site's
 /// back (`[shell] language`, `[access] large` and `speech`).
 struct VisitorMode: Equatable {
-    var texts = Texts()
+    var texts = Texts.kioskEnglish
     var isLarge = false
     var speaks = false
 }

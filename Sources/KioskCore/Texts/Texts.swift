@@ -84,14 +84,25 @@ public struct Language: Hashable, Sendable, CustomStringConvertible {
 
 /// The kiosk's own words in one language: every visible string by its key ("tiles.hint"),
 /// from the operator's `[text]` table first, then the language's catalog, then English.
-/// Placeholders are named in braces ("{n} selected").
+/// Placeholders are named in braces ("{n} selected"). Which keys there are, and their English,
+/// is `table`'s: the whole kiosk's (`SceneCatalog.texts`), or a part's own for a part on its own.
 public struct Texts: Equatable, Sendable {
     public let language: Language
     public let overrides: [String: String]
+    /// The English texts by key this value looks up.
+    public let table: TextCatalog
 
-    public init(_ language: Language = .english, overrides: [String: String] = [:]) {
+    public init(_ language: Language = .english, overrides: [String: String] = [:], table: TextCatalog = .empty) {
         self.language = language
         self.overrides = overrides
+        self.table = table
+    }
+
+    /// The same language and overrides over another table.
+    public func with(_ table: TextCatalog) -> Texts { Texts(language, overrides: overrides, table: table) }
+
+    public static func == (a: Texts, b: Texts) -> Bool {
+        a.language == b.language && a.overrides == b.overrides && a.table === b.table
     }
 
     public var isRightToLeft: Bool { language.isRightToLeft }
@@ -101,10 +112,10 @@ public struct Texts: Equatable, Sendable {
         self[key, default: key]
     }
 
-    /// The text for `key`, else `fallback` where no table has it (a scene a test adds).
+    /// The text for `key`, else `fallback` where no table has it.
     public subscript(key: String, default fallback: String) -> String {
-        overrides[key] ?? language.catalog.flatMap { c in TextCatalog.english[key].flatMap { c.text(key, $0) } }
-            ?? TextCatalog.english[key] ?? fallback
+        let english = table.english[key]
+        return overrides[key] ?? language.catalog.flatMap { c in english.flatMap { c.text(key, $0) } } ?? english ?? fallback
     }
 
     /// The text for `key` with its placeholders filled: `texts("lander.readout", ["fuel": "96"])`.
@@ -122,7 +133,7 @@ public struct Texts: Equatable, Sendable {
     public func form(_ key: String, _ n: Int) -> String {
         let given = overrides["\(key).\(language.pluralCategory(n))"] ?? overrides["\(key).other"]
         if let given { return given }
-        if let one = TextCatalog.english["\(key).one"], let text = language.catalog?.text(key, one, count: n) { return text }
+        if let one = table.english["\(key).one"], let text = language.catalog?.text(key, one, count: n) { return text }
         return self["\(key).\(Language.english.pluralCategory(n))"]
     }
 
@@ -160,77 +171,6 @@ public struct Texts: Equatable, Sendable {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// The kiosk's English texts by key, and the checks an operator's `[text]` table goes through.
-public enum TextCatalog {
-    /// Every key a text may be given under (English has them all).
-    public static var keys: [String] { english.keys.sorted() }
-
-    /// The keys of texts that depend on a count ("tiles.selected"), without the form.
-    public static var countedKeys: [String] {
-        keys.filter { $0.hasSuffix(".other") }.map { String($0.dropLast(6)) }.filter { english["\($0).one"] != nil }
-    }
-
-    /// Whether `key` is a form of a counted text ("tiles.selected.few").
-    public static func isCounted(_ key: String) -> Bool {
-        guard let dot = key.lastIndex(of: ".") else { return false }
-        return pluralForms.contains(String(key[key.index(after: dot)...])) && english["\(key[..<dot]).other"] != nil
-    }
-
-    /// The placeholders ("n", "fuel") in `text`.
-    public static func placeholders(_ text: String) -> Set<String> {
-        var found: Set<String> = []
-        var rest = text[...]
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            let name = rest[rest.index(after: open)..<close]
-            if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber }) { found.insert(String(name)) }
-            rest = rest[rest.index(after: close)...]
-        }
-        return found
-    }
-
-    /// What is wrong with an operator's text `value` for `key`, in a phrase to follow the key's
-    /// position, or nil when it can be used.
-    public static func problem(key: String, value: String) -> String? {
-        let base = isCounted(key) ? String(key[..<key.lastIndex(of: ".")!]) + ".other" : key
-        guard let english = english[base] else {
-            let forms = keys.filter { $0.hasPrefix(key + ".") }
-            if !forms.isEmpty, forms.allSatisfy({ pluralForms.contains(String($0.dropFirst(key.count + 1))) }) {
-                return "text '\(key)' depends on a count: give its forms (\(forms.joined(separator: ", "))); using the kiosk's own"
-            }
-            let near = nearest(to: key).map { " (did you mean '\($0)'?)" } ?? ""
-            return "unknown text '\(key)'\(near); see kiosk.toml(5) for the list"
-        }
-        let wanted = placeholders(english), given = placeholders(value)
-        if let extra = given.subtracting(wanted).sorted().first {
-            let has = wanted.isEmpty ? "it has none" : "it has " + wanted.sorted().map { "{\($0)}" }.joined(separator: ", ")
-            return "text '\(key)' uses {\(extra)}, which the kiosk does not fill (\(has)); using the kiosk's own"
-        }
-        return nil
-    }
-
-    public static let pluralForms: Set<String> = ["zero", "one", "two", "few", "many", "other"]
-
-    /// The known key closest to `key` in edit distance, if it is close (a typo).
-    static func nearest(to key: String) -> String? {
-        let best = keys.map { ($0, editDistance(Array($0), Array(key))) }.min { $0.1 < $1.1 }
-        return best.flatMap { $0.1 <= max(2, key.count / 5) ? $0.0 : nil }
-    }
-
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        var row = Array(0...b.count)
-        for i in 1...max(1, a.count) where !a.isEmpty {
-            var prev = row[0]
-            row[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let cur = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
-                prev = cur
-            }
-        }
-        return a.isEmpty ? b.count : row[b.count]
     }
 }
 

@@ -14,7 +14,7 @@ public final class FallingWordsScene: ViewScene {
     public init(fonts: FontCache, scheduler: Scheduler = ManualScheduler(), config: FallingWordsConfig = FallingWordsConfig()) {
         model = FallingWordsModel(config: config)
         wordsView = FallingWordsView(config: model.config)
-        super.init(name: "words", fonts: fonts, scheduler: scheduler)
+        super.init(name: "words", fonts: fonts, scheduler: scheduler, texts: Self.textTable)
     }
 
     public override func build(in view: SceneView) {

@@ -68,7 +68,7 @@ public final class LanderScene: ViewScene {
             }
             if let x = saved.padX, let y = saved.padY, (0...1).contains(x), (0...1).contains(y) { savedPad = Point(x: x, y: y) }
         }
-        super.init(name: "lander", fonts: fonts, scheduler: scheduler)
+        super.init(name: "lander", fonts: fonts, scheduler: scheduler, texts: Self.textTable)
         padFraction = savedPad
     }
 

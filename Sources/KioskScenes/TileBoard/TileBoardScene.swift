@@ -59,7 +59,7 @@ public final class TileBoardScene: ViewScene {
         let images = Theme.images(["on.png", "off.png"], in: themeDirectory, report: report)
         // Both or neither: a board mixing pictures and vector tiles would look broken.
         if let on = images["on.png"], let off = images["off.png"] { onImage = on; offImage = off }
-        super.init(name: "tiles", fonts: fonts, scheduler: scheduler)
+        super.init(name: "tiles", fonts: fonts, scheduler: scheduler, texts: Self.textTable)
     }
 
     // MARK: Building

@@ -37,7 +37,7 @@ public final class TouchTestScene: ViewScene {
     private var gestureStartAngle = 0.0, gestureStartScale = 1.0
 
     public init(fonts: FontCache, scheduler: Scheduler = ManualScheduler()) {
-        super.init(name: "touch", fonts: fonts, scheduler: scheduler)
+        super.init(name: "touch", fonts: fonts, scheduler: scheduler, texts: Self.textTable)
     }
 
     // MARK: Building

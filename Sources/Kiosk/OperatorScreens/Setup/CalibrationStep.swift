@@ -58,7 +58,7 @@ final class CalibrationStep: SetupPage {
     private let result = SetupStyle.label(22), matrix = SetupStyle.label(16, color: Color.slate)
     private let again = SetupStyle.button("") { _ in }
     private let reset = SetupStyle.button("") { _ in }
-    private var texts = Texts()
+    private var texts = Texts.kioskEnglish
     /// What the page says, by key, so that a new language says it again.
     private var messageKey: String? { didSet { message.text = messageKey.map { texts[$0] } ?? "" } }
     private enum Result { case none, fitted, reset }

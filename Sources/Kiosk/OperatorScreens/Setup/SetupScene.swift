@@ -67,7 +67,7 @@ final class SetupScene: ViewScene {
         self.onFinish = onFinish
         textsFor = settings.texts(for:)
         touchTest = TouchTestScene(fonts: fonts, scheduler: scheduler)
-        super.init(name: "setup", fonts: fonts, scheduler: scheduler)
+        super.init(name: "setup", fonts: fonts, scheduler: scheduler, texts: OperatorTexts.table)
         scenes.choose(visible: settings.scenes.filter(catalog.visitorScenes.contains), start: settings.start)
         scenes.language = settings.language
         rotation.current = settings.rotate

@@ -12,7 +12,7 @@ final class RotationStep: SetupPage {
     var onChoose: ((Rotation) -> Void)?
     var onChecked: (() -> Void)?
     private var isChecked = false
-    private var texts = Texts()
+    private var texts = Texts.kioskEnglish
 
     func build() {
         for (i, t) in ["0°", "90°", "180°", "270°"].enumerated() {
@@ -75,7 +75,7 @@ final class PINStep: SetupPage {
     private(set) var keys: [Button] = []
     private var entered = "", first: String?
     var onSet: ((String) -> Void)?
-    private var texts = Texts()
+    private var texts = Texts.kioskEnglish
     /// What the message says, by key: kept so a new language says it again.
     private var messageKey = "setup.pin.choose" { didSet { message.text = texts[messageKey] } }
     private static let keyIDs = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"]
@@ -160,7 +160,7 @@ final class ScenesStep: SetupPage {
     private(set) var languageButtons: [Button] = []
     var language = Language.english { didSet { refresh() } }
     var onLanguage: ((Language) -> Void)?
-    private var texts = Texts()
+    private var texts = Texts.kioskEnglish
     /// A scene's name as the scene bar writes it.
     private func title(_ name: String) -> String { catalog.title(name, texts) }
 
