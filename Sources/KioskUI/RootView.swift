@@ -68,8 +68,21 @@ public final class RootView: View {
         for s in v.subviews { invalidateLayers(s) }
     }
 
-    /// Moves animations to `time` and lays out what needs it.
+    /// The display links of the views in this window, in the order they came.
+    private var linksInWindow: [DisplayLink] = []
+    func register(_ link: DisplayLink) {
+        if !linksInWindow.contains(where: { $0 === link }) { linksInWindow.append(link) }
+    }
+
+    /// Whether the next frame has anything to show: damage, or the window changes by itself.
+    /// The one answer to the question: scenes and the stage ask here.
+    public var needsFrame: Bool { !invalidation.isEmpty || isAnimating }
+    /// Whether the window changes by itself: animations run, or a display link wants frames.
+    public var isAnimating: Bool { animator.isActive || linksInWindow.contains { $0.wantsFrames() } }
+
+    /// Runs the display links, then timers and animations to `time`, and lays out what needs it.
     public func advance(to time: Double) {
+        for link in linksInWindow where link.view?.root === self { link.step(time) }
         scheduler.advance(to: time)
         animator.step(to: time)
         layoutPass()
@@ -83,10 +96,10 @@ public final class RootView: View {
             layoutIfNeeded()
         }
     }
-    public var isAnimating: Bool { animator.isActive }
 
     func viewWillLeave(_ view: View) {
         animator.removeAnimations(inside: view)
+        linksInWindow.removeAll { $0.view?.isDescendant(of: view) ?? true }
     }
 
     /// Lays out, shapes text and draws layers for everything visible, ahead of the first frame.

@@ -43,9 +43,7 @@ public protocol Scene: AnyObject {
     func handle(_ key: KeyEvent)
     /// Moves time-based state (animations, fades, physics) to `time`.
     func advance(to time: Double)
-    /// True while the scene changes by itself and wants frames.
-    var isAnimating: Bool { get }
-    /// Whether the next frame has anything to show: something changed, or it animates.
+    /// Whether the next frame has anything to show: its window's answer (`RootView.needsFrame`).
     var needsFrame: Bool { get }
     /// Draws the scene; the canvas is clipped to what needs repainting.
     func draw(in canvas: Canvas)
@@ -66,7 +64,6 @@ public protocol Scene: AnyObject {
 }
 
 extension Scene {
-    public var needsFrame: Bool { !invalidation.isEmpty || isAnimating }
     public func prepareContent() {}
     public func saveState() {}
     public func setActive(_ active: Bool) {}

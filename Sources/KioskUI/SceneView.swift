@@ -28,6 +28,4 @@ public final class SceneView: View {
     }
 
     public override var next: Responder? { owner ?? superview }
-    /// Whether the window showing this view has animations running.
-    public var isAnimating: Bool { root?.isAnimating ?? false }
 }

@@ -146,6 +146,8 @@ open class View: Responder {
         for s in subviews { s.updateRoot(r) }
     }
     public private(set) var gestureRecognizers: [GestureRecognizer] = []
+    /// What this view does on each frame (`addDisplayLink`); its window runs them.
+    var displayLinks: [DisplayLink] = []
 
     open override var next: Responder? { superview }
 
@@ -450,6 +452,7 @@ open class View: Responder {
         extentBeforeChange = nil
         needsLayout = true
         root?.needsLayoutPass = true
+        for link in displayLinks { root?.register(link) }
         for s in subviews { s.didMoveToRoot() }
     }
 

@@ -68,8 +68,11 @@ open class ViewScene: Responder, Scene {
     /// Positions views for `view.info` (called on every size, scale or panel change).
     open func layout(view: SceneView) {}
 
-    /// Shown on its own (a snapshot, a test), in the large high-contrast mode.
-    public var prefersLargeDisplay = false
+    /// Shown on its own (a snapshot, a test), in the large high-contrast mode: its stage lays it
+    /// out again on the next frame.
+    public var prefersLargeDisplay = false {
+        didSet { if prefersLargeDisplay != oldValue { window?.invalidation.addAll() } }
+    }
 
 
     /// Whether `layout(_:)` has run: the view has the display's size, not the default.
@@ -88,9 +91,11 @@ open class ViewScene: Responder, Scene {
     /// A contact the touch filter kept from the scene (`TouchFilter`), in the scene's points:
     /// nothing for visitors' scenes; the operators' touch test shows it.
     open func ignoredContact(at location: Point, rule: TouchFilter.Rule) {}
-    /// Moves the scene's own state (physics, spawning) to `time`; on its own, its window too.
-    open func advance(to time: Double) { if !isHostedElsewhere { host.advance(to: time) } }
-    open var isAnimating: Bool { view.isAnimating }
+    /// On its own, its window moved to `time` (its display links first: the scene's physics,
+    /// spawning); hosted elsewhere, that window does it.
+    public func advance(to time: Double) { if !isHostedElsewhere { host.advance(to: time) } }
+    /// Its window's answer; nothing while another scene shows (its window is not this one's).
+    public var needsFrame: Bool { window?.needsFrame ?? false }
     /// On its own: its window drawn (hosted elsewhere, that window draws it).
     public func draw(in canvas: Canvas) { if !isHostedElsewhere { host.render(in: canvas) } }
     public func prepareContent() { window?.prepareContent() }

@@ -332,7 +332,7 @@ import Glibc
         r.scene.setActive(false)
         let s = r.scene.model.state
         r.scene.advance(to: r.now + 5)
-        #expect(r.scene.model.state == s && !r.scene.isAnimating)
+        #expect(r.scene.model.state == s && !r.scene.host.isAnimating)
         r.scene.setActive(true)
         r.scene.advance(to: r.now + 0.1)
         r.scene.advance(to: r.now + 0.1)
@@ -407,7 +407,7 @@ import Glibc
         while scene.model.isFlying && t < 10 { t += 1.0 / 60; scene.advance(to: t) }
         #expect(scene.model.state.outcome == .crashed)
         #expect(!scene.message.isHidden && scene.message.text == "Crashed" && !scene.flyAgain.isHidden)
-        #expect(!scene.isAnimating) // a finished flight needs no frames
+        #expect(!scene.host.isAnimating) // a finished flight needs no frames
         let b = scene.flyAgain.convert(Point(x: scene.flyAgain.bounds.midX, y: scene.flyAgain.bounds.midY), to: nil)
         scene.handle(TouchBatch(time: t, points: [touch(1, .began, b.x, b.y)]))
         scene.handle(TouchBatch(time: t + 0.05, points: [touch(1, .ended, b.x, b.y)]))

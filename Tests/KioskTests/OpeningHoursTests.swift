@@ -112,9 +112,9 @@ private func hours(_ text: String) throws -> OpeningHours { try OpeningHours.par
         r.wait(60)
         #expect(changes == [false] && r.shell.isClosed && r.shell.activeScene is BlackScreen)
         r.wait(1)
-        #expect(!r.shell.isAnimating)
+        #expect(!r.shell.window.isAnimating)
         r.wait(600)
-        #expect(!r.shell.showingScreensaver && !r.shell.isAnimating)
+        #expect(!r.shell.showingScreensaver && !r.shell.window.isAnimating)
         // A touch at night: the screensaver for 30 s, then black again; the tile is untouched.
         r.tap(p.x, p.y)
         #expect(r.shell.showingScreensaver)

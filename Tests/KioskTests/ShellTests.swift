@@ -57,7 +57,7 @@ import Glibc
         shell.showsSceneBar = false
         shell.layout(DisplayInfo(size: Size(width: 1920, height: 1080)))
         shell.advance(to: 0)
-        #expect(!shell.isAnimating)
+        #expect(!shell.window.isAnimating)
     }
 
     @Test func scenesKeepWhatPeopleReadAndTouchClearOfTheSceneBar() throws {
@@ -125,7 +125,7 @@ import Glibc
         r.wait(9.9)
         #expect(!r.shell.showingScreensaver)
         r.wait(0.2)
-        #expect(r.shell.showingScreensaver && r.shell.isAnimating)
+        #expect(r.shell.showingScreensaver && r.shell.window.isAnimating)
         r.tap(p.x, p.y) // wakes; must not toggle the tile under it
         #expect(!r.shell.showingScreensaver)
         #expect(r.tiles.model.selectedIDs.isEmpty)
@@ -295,10 +295,10 @@ import Glibc
         #expect(r.renderFrame().isEmpty)
         shell.switchTo("tiles")
         r.clock.advance(by: 0.1)
-        #expect(r.renderFrame().area == 640 * 400 && shell.isAnimating)
+        #expect(r.renderFrame().area == 640 * 400 && shell.window.isAnimating)
         r.clock.advance(by: 0.3); r.renderFrame()
         r.clock.advance(by: 0.1); r.renderFrame()
-        #expect(!shell.isAnimating)
+        #expect(!shell.needsFrame)
         r.clock.advance(by: 1)
         #expect(r.renderFrame().isEmpty)
     }

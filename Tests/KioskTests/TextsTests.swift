@@ -296,7 +296,7 @@ import Glibc
             scene.texts = kioskTexts(Language.named(code, in: shippedLanguages)!)
             let r = try HeadlessRenderer(scene: scene, info: DisplayInfo(size: Size(width: 1280, height: 720)))
             r.renderFrame()
-            #expect(!scene.view.isAnimating, "\(code): the tiles are moving at the first frame")
+            #expect(!scene.host.isAnimating, "\(code): the tiles are moving at the first frame")
             return r.image
         }
         let en = try board("en"), ar = try board("ar")

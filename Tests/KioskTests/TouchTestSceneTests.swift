@@ -50,7 +50,7 @@ import Testing
         #expect(r.renderFrame().area == 1920 * 1080)
         r.clock.advance(by: 1)
         #expect(r.renderFrame().isEmpty)
-        #expect(!r.stage.scene.isAnimating)
+        #expect(!r.stage.scene.needsFrame)
     }
 
     @Test func aMovingFingerDamagesOnlyAroundItself() throws {
@@ -90,12 +90,12 @@ import Testing
             r.renderFrame()
         }
         scene.handle(TouchBatch(time: r.clock.now, points: [touch(0, .ended, 500, 400)]))
-        #expect(scene.isAnimating)
+        #expect(scene.needsFrame)
         r.clock.advance(by: 0.2)
         #expect(!r.renderFrame().isEmpty) // the fading trail repaints
         r.clock.advance(by: 1)
         r.renderFrame()
-        #expect(!scene.isAnimating)
+        #expect(!scene.needsFrame)
         r.clock.advance(by: 1)
         #expect(r.renderFrame().isEmpty)
     }

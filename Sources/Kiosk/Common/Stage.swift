@@ -177,8 +177,9 @@ final class Stage: SetupStage {
     /// The stage itself changed (size, rotation, the overlay): the next frame is due whatever
     /// the scene says, and repaints everything.
     private var repaintsAll = false
-    /// Whether a frame is due: the stage or the scene changed, or the scene animates.
-    var needsFrame: Bool { repaintsAll || scene.needsFrame || scene.prefersLargeDisplay != isLarge }
+    /// Whether a frame is due: the stage changed, or the scene's window says so (a new wish for
+    /// the large mode damages that window too).
+    var needsFrame: Bool { repaintsAll || scene.needsFrame }
 
     /// Moves the scene's animations and timers to `time`: once per frame, before `takeDamage`.
     func advance(to time: Double) {

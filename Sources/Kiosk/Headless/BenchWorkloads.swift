@@ -44,6 +44,7 @@ enum BenchWorkloads {
         }
         override func build(in view: SceneView) {
             view.backgroundColor = Color.ink
+            view.addDisplayLink(wantsFrames: { true }) { [unowned self] time in fall(to: time) }
             let words = ["Peace", "Love", "Groovy", "Music", "Peace Love", "Groovy Music"]
             for i in 0..<count {
                 let l = Label(frame: Rect(x: 0, y: 0, width: 200, height: 60))
@@ -63,7 +64,7 @@ enum BenchWorkloads {
                 l.center = Point(x: rng.next(below: size.width), y: rng.next(below: size.height + 120) - 60)
             }
         }
-        override func advance(to time: Double) {
+        private func fall(to time: Double) {
             let dt = last.map { time - $0 } ?? 0
             last = time
             let h = view.bounds.height
@@ -73,9 +74,7 @@ enum BenchWorkloads {
                 if c.y > h + 30 { c.y -= h + 60 }
                 l.center = c
             }
-            super.advance(to: time)
         }
-        override var isAnimating: Bool { true }
     }
 
     /// One small view that a finger drags around.

@@ -149,6 +149,7 @@ final class Shell: Scene {
         window = RootView(info: info, fonts: fonts, scheduler: scheduler)
         chrome = ShellChrome(window: window)
         fadeView.isUserInteractionEnabled = false
+        fadeView.addDisplayLink(wantsFrames: { [unowned self] in fadeStart != nil }) { [unowned self] time in fade(to: time) }
         chrome.bar.title = catalog.title
         chrome.bar.names = self.names
         chrome.onChoose = { [weak self] in self?.switchTo($0) }
@@ -496,17 +497,21 @@ final class Shell: Scene {
 
     // MARK: Frames
 
+    /// The window moved to `time`: the scene on screen's display links, the fade, timers and
+    /// animations.
     func advance(to time: Double) {
         self.time = time
-        if let start = fadeStart {
-            let a = 1 - (time - start) / Self.fade
-            if a > 0 { fadeView.alpha = a } else { fadeView.removeFromSuperview(); fadeView.image = nil; fadeStart = nil }
-        }
-        active.advance(to: time)
         window.advance(to: time)
     }
 
-    var isAnimating: Bool { active.isAnimating || window.isAnimating || fadeStart != nil }
+    var needsFrame: Bool { window.needsFrame }
+
+    /// The picture of the last screen fades out over `fade` seconds.
+    private func fade(to time: Double) {
+        guard let start = fadeStart else { return }
+        let a = 1 - (time - start) / Self.fade
+        if a > 0 { fadeView.alpha = a } else { fadeView.removeFromSuperview(); fadeView.image = nil; fadeStart = nil }
+    }
 
     func draw(in canvas: Canvas) {
         window.render(in: canvas)

@@ -21,6 +21,8 @@ public final class FallingWordsScene: ViewScene {
         // The words view paints the background itself, in the same pass as the words.
         view.backgroundColor = nil
         view.addSubview(wordsView)
+        // Words spawn and fall while the screensaver runs.
+        view.addDisplayLink(wantsFrames: { [unowned self] in isActive }) { [unowned self] time in fall(to: time) }
     }
 
     /// Hundreds of small label boxes: kept apart rather than repainting their bounding box
@@ -37,22 +39,19 @@ public final class FallingWordsScene: ViewScene {
         super.setActive(active)
     }
 
-    public override func advance(to time: Double) {
-        if isActive {
-            self.time = time
-            let change = model.advance(to: time, height: view.bounds.height)
-            wordsView.remove(ids: change.removed)
-            for id in change.added {
-                if let w = model.words.last(where: { $0.id == id }) { wordsView.add(w) }
-            }
-            place()
+    private func fall(to time: Double) {
+        guard isActive else { return }
+        self.time = time
+        let change = model.advance(to: time, height: view.bounds.height)
+        wordsView.remove(ids: change.removed)
+        for id in change.added {
+            if let w = model.words.last(where: { $0.id == id }) { wordsView.add(w) }
         }
-        super.advance(to: time)
+        place()
     }
 
     private func place() { wordsView.place(model: model, time: time, size: view.bounds.size) }
 
-    public override var isAnimating: Bool { isActive || view.isAnimating }
     public var labelCount: Int { wordsView.count }
     /// The mean label's ink box in pixels.
     public var meanLabelInkPixels: Double { wordsView.meanInkPixels }

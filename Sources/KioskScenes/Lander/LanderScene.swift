@@ -76,6 +76,11 @@ public final class LanderScene: ViewScene {
 
     public override func build(in view: SceneView) {
         view.backgroundColor = Color.space
+        // The flight, flown up to each frame's time; frames keep coming while it flies.
+        view.addDisplayLink(wantsFrames: { [unowned self] in isFlown }) { [unowned self] time in
+            fly(until: time)
+            updateViews()
+        }
         // Double tap anywhere outside the pad starts a new flight.
         let doubleTap = TapGestureRecognizer { [unowned self] _ in restart() }
         doubleTap.numberOfTapsRequired = 2
@@ -239,14 +244,6 @@ public final class LanderScene: ViewScene {
         super.setActive(active)
         if !active { pad.cancelAll() }
     }
-
-    public override func advance(to time: Double) {
-        fly(until: time)
-        updateViews()
-        super.advance(to: time)
-    }
-
-    public override var isAnimating: Bool { isFlown || view.isAnimating }
 
     private func updateViews() {
         let size = view.bounds.size

@@ -44,6 +44,8 @@ public final class TouchTestScene: ViewScene {
 
     public override func build(in view: SceneView) {
         view.touchObserver = { [unowned self] in self.observe($0) }
+        // Trails fade continuously: frames keep coming while a finger leaves one.
+        view.addDisplayLink(wantsFrames: { [unowned self] in model.hasLiveTrails }) { [unowned self] time in fadeTrails(to: time) }
         view.backgroundColor = Self.background
         fingers.scene = self
         view.addSubview(grid)
@@ -494,7 +496,7 @@ public final class TouchTestScene: ViewScene {
         updateCounters()
     }
 
-    public override func advance(to time: Double) {
+    private func fadeTrails(to time: Double) {
         self.time = time
         if model.hasLiveTrails || !model.fading.isEmpty {
             // Trails fade continuously, so each frame repaints the (small) area they cover.
@@ -502,10 +504,7 @@ public final class TouchTestScene: ViewScene {
             for f in model.fading { fingers.invalidate(f, trailOnly: true) }
             model.prune(at: time)
         }
-        super.advance(to: time)
     }
-
-    public override var isAnimating: Bool { model.hasLiveTrails || view.isAnimating }
 
     func color(for id: Int32) -> Color {
         id == TouchPoint.pointerID ? Color(rgb: 0xffffff) : Self.palette[Int(id) % Self.palette.count]

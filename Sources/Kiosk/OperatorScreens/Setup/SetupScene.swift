@@ -353,11 +353,6 @@ final class SetupScene: ViewScene {
 
     // MARK: The touch test inside
 
-    override func advance(to time: Double) {
-        touchTest.advance(to: time)
-        super.advance(to: time)
-    }
-    override var isAnimating: Bool { touchTest.isAnimating || view.isAnimating }
     override func handle(_ key: KeyEvent) {
         if step == .touch { touchTest.handle(key) } else if step == .pin { pin.handle(key) }
     }
