@@ -34,9 +34,7 @@ final class Application {
     private struct Running {
         let stage: Stage
         let shell: Shell
-        let screensaver: ScreensaverController
-        let openingHours: OpeningHoursController
-        let clock: ClockTrust
+        let rules: ShowingRules
         let operatorScreens: OperatorScreensController
     }
 
@@ -139,43 +137,18 @@ final class Application {
         let (shell, fonts) = prep.join()
         startup.mark("scene ready")
         let current = settings.current
-        let stage = makeStage(shell, fonts: fonts, info: info, laidOutFor: prep.preparedInfo)
-        // The blank delay at once: a kiosk started in the screensaver starts its timer here.
-        let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: current.idleTimeout,
-                                                blankDelay: current.blankDelay, log: { [log] in log.notice("\($0)") },
-                                                inhibitIdle: { [weak window = host.window] in window?.setIdleInhibited($0) })
-        let clock = ClockTrust(scheduler: scheduler)
-        let hours = OpeningHoursController(hours: current.hours, scheduler: scheduler, clockTrusted: clock.isTrusted) { [weak self, weak screensaver] open in
-            self?.log.notice(open ? "opening hours: open" : "opening hours: closed, the screen goes black")
-            self?.touchHealth.opening(open, now: MonotonicClock.now())
-            screensaver?.openingHoursChanged(open: open)
-        }
-        touchHealth.opening(hours.isOpen, now: MonotonicClock.now())
-        trust(clock, for: hours)
-        screensaver.isOpen = { [weak hours] in hours?.isOpen ?? true }
+        let stage = host.putOnStage(shell, fonts: fonts, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
+        let rules = ShowingRules(shell: shell, settings: current, scheduler: scheduler, touchHealth: touchHealth, log: log,
+                                 inhibitIdle: { [weak window = host.window] in window?.setIdleInhibited($0) })
         let operatorScreens = OperatorScreensController(settings: settings, store: store, log: log, scheduler: scheduler, shell: shell,
-                                                        stage: stage, fonts: fonts, isOpen: { [weak hours] in hours?.isOpen ?? true })
+                                                        stage: stage, fonts: fonts, isOpen: { [weak rules] in rules?.isOpen ?? true })
         operatorScreens.setup.onRelayout = { [weak self] in self?.scheduler.schedule(after: 0) { self?.diagnostics.logLabelledViews() } }
-        running = Running(stage: stage, shell: shell, screensaver: screensaver, openingHours: hours, clock: clock, operatorScreens: operatorScreens)
+        running = Running(stage: stage, shell: shell, rules: rules, operatorScreens: operatorScreens)
         follow(shell, stage: stage)
         apply(current, over: nil)
         operatorScreens.setup.startIfNeeded(startInScreensaver: startInScreensaver)
         status.shown()
         logLabelledViewsIfAwake()
-    }
-
-    private func makeStage(_ shell: Shell, fonts: FontCache, info: DisplayInfo, laidOutFor prepared: DisplayInfo?) -> Stage {
-        let stage = Stage(scene: shell, info: info, rotation: settings.current.rotate, laidOutFor: prepared)
-        stage.setBufferRotation(host.window.bufferRotation)
-        stage.fonts = fonts
-        stage.onLargeModeChange = { [weak self, unowned stage] in
-            let i = stage.info
-            self?.log.info("large mode \(i.isLarge ? "on" : "off"): the scene laid out at \(format(i.size.width))x\(format(i.size.height)) points, scale \(i.scale)")
-            self?.diagnostics.logLabelledViews()
-        }
-        if stage.isLarge { stage.onLargeModeChange?() } // the site's default, from the start
-        host.stage = stage
-        return stage
     }
 
     /// Every part that follows what the shell shows, told from now on.
@@ -200,26 +173,12 @@ final class Application {
     private func readings() -> KioskMetrics.Readings? {
         guard let running else { return nil }
         let now = MonotonicClock.now()
-        return KioskMetrics.Readings(frameDraw: running.stage.drawTimes, open: running.openingHours.isOpen,
+        return KioskMetrics.Readings(frameDraw: running.stage.drawTimes, open: running.rules.isOpen,
                                      residentBytes: currentRSSKiB() * 1024, saveFailures: store.saveFailures,
                                      touch: .init(ignored: touchHealth.ignored, stuck: touchHealth.stuck,
                                                   present: touchHealth.touchscreenPresent ?? false,
                                                   quietOpenSeconds: touchHealth.quietOpenSeconds(now: now)),
-                                     clockSynchronized: running.clock.isTrusted)
-    }
-
-    /// Whether the opening hours can trust the clock: said once at start, and when it comes to.
-    private func trust(_ clock: ClockTrust, for hours: OpeningHoursController) {
-        if let reason = clock.reason {
-            log.info("clock: \(reason.rawValue)")
-        } else {
-            log.info("clock: the system clock is not synchronised (no NTP, and no real-time clock set it at boot); asked again every \(Int(ClockTrust.interval)) s")
-        }
-        clock.onTrusted = { [weak self, weak hours, weak clock] in
-            guard let clock else { return }
-            self?.log.notice("clock: \(clock.reason?.rawValue ?? "believed"): the opening hours apply from now")
-            hours?.clockTrusted = true
-        }
+                                     clockSynchronized: running.rules.clock.isTrusted)
     }
 
     /// Settings, at start (`old` nil) and live on every reload, handed to every part. Scenes
@@ -227,20 +186,12 @@ final class Application {
     /// scene waits for the next start.
     private func apply(_ new: Settings, over old: Settings?) {
         guard let running else { return }
-        running.screensaver.apply(new)
-        running.openingHours.hours = new.hours
-        if !running.clock.isTrusted && !new.hours.isAlwaysOpen && old?.hours.isAlwaysOpen ?? true {
-            log.warning("opening hours: not applied while the system clock is not synchronised: the kiosk stays open (docs/unattended.md, \"The clock\")")
-        }
+        running.rules.apply(new, over: old)
         if let old, new.maintenanceKeys != old.maintenanceKeys {
             log.notice("[admin] maintenance_keys is now \(new.maintenanceKeys): F12 \(new.maintenanceKeys ? "shows" : "no longer shows") the frame statistics at once; the system's keys follow at systemctl restart kiosk-keys")
         }
-        if let old {
-            running.shell.apply(new, home: LiveScenes.home(new, settings.overrides))
-            if let fonts = running.stage.fonts {
-                running.shell.reconfigure(for: new, over: old, asked: settings.overrides.scene.flatMap(LiveScenes.catalog.canonicalName),
-                                          making: LiveScenes.making(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
-            }
+        if let old, let fonts = running.stage.fonts {
+            LiveScenes.apply(new, over: old, to: running.shell, overrides: settings.overrides, fonts: fonts, scheduler: scheduler, store: store, log: log)
         }
         status.apply(new)
         voice.device = new.soundDevice

@@ -70,6 +70,22 @@ final class LiveHost: WindowDelegate, InputSink {
         }
     }
 
+    /// The shell on a stage of the window's size and turn; the journal says when the large mode
+    /// lays it out anew.
+    func putOnStage(_ shell: Shell, fonts: FontCache, info: DisplayInfo, rotation: Rotation, laidOutFor prepared: DisplayInfo?) -> Stage {
+        let stage = Stage(scene: shell, info: info, rotation: rotation, laidOutFor: prepared)
+        stage.setBufferRotation(window.bufferRotation)
+        stage.fonts = fonts
+        stage.onLargeModeChange = { [log, diagnostics, unowned stage] in
+            let i = stage.info
+            log.info("large mode \(i.isLarge ? "on" : "off"): the scene laid out at \(format(i.size.width))x\(format(i.size.height)) points, scale \(i.scale)")
+            diagnostics.logLabelledViews()
+        }
+        if stage.isLarge { stage.onLargeModeChange?() } // the site's default, from the start
+        self.stage = stage
+        return stage
+    }
+
     /// The shell on stage: a finger down across a change of what it shows acts on nothing after it.
     func follow(_ shell: Shell) {
         self.shell = shell

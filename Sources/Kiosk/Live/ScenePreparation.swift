@@ -129,4 +129,13 @@ enum LiveScenes {
         if let saved = store.load(ShellSaved.self, name: "shell"), let n = catalog.canonicalName(saved.scene) { return n }
         return current.start
     }
+
+    /// A reload's settings on the shell: its own, and the scenes made from what changed made
+    /// again (a scene asked for on the command line stays, as at start).
+    static func apply(_ new: Settings, over old: Settings, to shell: Shell, overrides: Overrides, fonts: FontCache,
+                      scheduler: Scheduler, store: StateStore, log: Logger) {
+        shell.apply(new, home: home(new, overrides))
+        shell.reconfigure(for: new, over: old, asked: overrides.scene.flatMap(catalog.canonicalName),
+                          making: making(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
+    }
 }
