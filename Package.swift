@@ -37,16 +37,19 @@ let package = Package(
         // espeak-ng and ALSA for the voice, and ALSA's error printing silenced (a variadic hook).
         .target(name: "CSpeech", path: "Sources/CSystem/CSpeech",
                 linkerSettings: [.linkedLibrary("espeak-ng"), .linkedLibrary("asound")]),
+        // libjpeg-turbo's decoder behind an error handler that longjmps (Swift cannot), and EXIF's
+        // orientation: an operator's photographs.
+        .target(name: "CJPEG", path: "Sources/CSystem/CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         // What KioskRender cannot say in Swift (stores that bypass the cache), inline in a header.
         .target(name: "CRender", path: "Sources/CRender"),
         // The layers, each a module whose dependencies point down the data flow: the compiler
         // rejects an import the other way (Tests/E2E/test_layers.py shows it).
         // Plain values every layer shares: geometry, events, keys, clock, random, colour, log.
         .target(name: "KioskCore", path: "Sources/KioskCore"),
-        // Drawing: pixman canvases and regions, fcft text, PNG.
+        // Drawing: pixman canvases and regions, fcft text, PNG and JPEG pictures.
         .target(
             name: "KioskRender",
-            dependencies: ["KioskCore", "CPixman", "CFcft", "CPNG", "CRender", "CFontconfig"],
+            dependencies: ["KioskCore", "CPixman", "CFcft", "CPNG", "CJPEG", "CRender", "CFontconfig"],
             path: "Sources/KioskRender"
         ),
         // The toolkit: views, touches, gesture recognizers, animation, controls.
