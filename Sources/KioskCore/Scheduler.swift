@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// One-shot timers for the UI (long presses, double-tap windows). The live app backs this with
 /// the event loop's timerfd; tests and headless renders use `ManualScheduler` and a fake clock.
 public protocol Scheduler: AnyObject {
@@ -48,5 +51,36 @@ public final class ManualScheduler: Scheduler {
             next.action()
         }
         now = max(now, time)
+    }
+}
+
+/// Work done away from the frame loop, its result handed back on it: a picture decoded while
+/// the visitor goes on touching. The live kiosk runs it on a helper thread and wakes its event
+/// loop with the result; headless renders and tests run it at once, so that every frame is the
+/// same each time.
+public protocol Helper: AnyObject {
+    /// `work` away from the frame loop, then `done` with its result on it; nothing of either
+    /// once the returned task is cancelled before `work` began.
+    @discardableResult
+    func run<T>(_ work: @escaping @Sendable () -> T, then done: @escaping (T) -> Void) -> HelperTask
+}
+
+/// A piece of a helper's work that may be called off before it begins.
+public final class HelperTask: @unchecked Sendable {
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var cancelled = false
+    public init() { pthread_mutex_init(lock, nil) }
+    deinit { pthread_mutex_destroy(lock); lock.deallocate() }
+    public func cancel() { pthread_mutex_lock(lock); cancelled = true; pthread_mutex_unlock(lock) }
+    public var isCancelled: Bool { pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }; return cancelled }
+}
+
+/// Runs the work at once, on the caller's thread: headless renders and tests.
+public final class InlineHelper: Helper {
+    public init() {}
+    @discardableResult
+    public func run<T>(_ work: @escaping @Sendable () -> T, then done: @escaping (T) -> Void) -> HelperTask {
+        done(work())
+        return HelperTask()
     }
 }

@@ -14,11 +14,13 @@ package struct SceneContext {
     package var sections: SettingsSections
     /// A problem with the scene's saved state or assets, one line for the journal.
     package var report: (String) -> Void
+    /// Where work too slow for a frame goes (decoding a picture).
+    package var helper: Helper
 
     package init(fonts: FontCache, scheduler: Scheduler = ManualScheduler(), store: SceneStore? = nil, themeDirectory: String? = nil,
-                sections: SettingsSections = SettingsSections(), report: @escaping (String) -> Void = { _ in }) {
+                sections: SettingsSections = SettingsSections(), helper: Helper = InlineHelper(), report: @escaping (String) -> Void = { _ in }) {
         (self.fonts, self.scheduler, self.store, self.themeDirectory) = (fonts, scheduler, store, themeDirectory)
-        (self.sections, self.report) = (sections, report)
+        (self.sections, self.helper, self.report) = (sections, helper, report)
     }
 }
 
@@ -45,13 +47,18 @@ package struct SceneDescription: Sendable {
     package var madeFrom: [String]
     /// The admin panel's rows for its section's settings.
     package var adminRows: [AdminRow]
+    /// A visitors' scene in `[shell] scenes` without a setting (else offered, and added by the
+    /// operator: one that shows the operator's own content).
+    package var listedByDefault: Bool
+    /// A screensaver that takes the standard one's place while the settings say so.
+    package var replacesScreensaver: (@Sendable (SettingsSections) -> Bool)?
     package let make: @Sendable (SceneContext) -> ViewScene
 
-    package init(name: String, aliases: [String] = [], audience: Audience, texts: TextCatalog,
+    package init(name: String, aliases: [String] = [], audience: Audience, listedByDefault: Bool = true, texts: TextCatalog,
                 section: (any SettingsSection.Type)? = nil, madeFrom: [String] = [], adminRows: [AdminRow] = [],
-                make: @escaping @Sendable (SceneContext) -> ViewScene) {
-        (self.name, self.aliases, self.audience, self.texts) = (name, aliases, audience, texts)
-        (self.section, self.madeFrom, self.adminRows, self.make) = (section, madeFrom, adminRows, make)
+                replacesScreensaver: (@Sendable (SettingsSections) -> Bool)? = nil, make: @escaping @Sendable (SceneContext) -> ViewScene) {
+        (self.name, self.aliases, self.audience, self.listedByDefault, self.texts) = (name, aliases, audience, listedByDefault, texts)
+        (self.section, self.madeFrom, self.adminRows, self.replacesScreensaver, self.make) = (section, madeFrom, adminRows, replacesScreensaver, make)
     }
 
     /// The scene bar's title in English.

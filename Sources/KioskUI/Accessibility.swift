@@ -32,37 +32,70 @@ extension View {
 
     /// The views a screen reader visits under this one, in reading order: rows from the top,
     /// each from the leading edge (the right in a right-to-left language). Hidden and
-    /// transparent views and what an element holds are left out.
+    /// transparent views and what an element holds are left out; a view that groups its
+    /// elements (a scroll view's text) is read whole where it stands, in its own order.
     public func accessibilityElements() -> [View] {
-        var found: [(view: View, frame: Rect)] = []
-        visitAccessibilityElements { found.append(($0, $1)) }
-        return Self.readingOrder(found, rightToLeft: isRightToLeft).map(\.view)
+        var items: [ReadingItem] = []
+        collectReadingItems(into: &items)
+        return Self.readingOrder(items, rightToLeft: isRightToLeft).flatMap(\.views)
     }
 
-    /// The smallest element under `point` (window coordinates): a finger's, found in one walk.
+    /// An element, or a group's elements, and where it stands.
+    struct ReadingItem {
+        var views: [View]
+        var frame: Rect
+    }
+
+    private func collectReadingItems(into items: inout [ReadingItem]) {
+        guard !isHidden, alpha > 0.01 else { return }
+        if isAccessibilityElement {
+            if spokenLabel.map({ !$0.isEmpty }) == true { items.append(ReadingItem(views: [self], frame: convert(bounds, to: nil))) }
+            return
+        }
+        guard groupsAccessibilityElements else {
+            for v in subviews { v.collectReadingItems(into: &items) }
+            return
+        }
+        var inner: [ReadingItem] = []
+        for v in subviews { v.collectReadingItems(into: &inner) }
+        let ordered = Self.readingOrder(inner, rightToLeft: isRightToLeft).flatMap(\.views)
+        if !ordered.isEmpty { items.append(ReadingItem(views: ordered, frame: convert(bounds, to: nil))) }
+    }
+
+    /// The smallest element under `point` (window coordinates) where it can be seen: a finger's,
+    /// found in one walk (what a clipping view hides is not there to touch).
     public func accessibilityElement(at point: Point) -> View? {
         var best: (view: View, area: Double)?
-        visitAccessibilityElements { v, frame in
+        visitVisibleElements(clip: nil) { v, frame in
             let area = frame.width * frame.height
             if frame.contains(point), area < best?.area ?? .infinity { best = (v, area) }
         }
         return best?.view
     }
 
-    /// Each element a screen reader visits, with its frame in the window.
-    private func visitAccessibilityElements(_ body: (View, Rect) -> Void) {
+    /// Each element a screen reader visits, with the part of its frame in the window that shows.
+    private func visitVisibleElements(clip: Rect?, _ body: (View, Rect) -> Void) {
         guard !isHidden, alpha > 0.01 else { return }
+        let frame = convert(bounds, to: nil)
+        let shown = clip.map { frame.intersection($0) } ?? frame
         if isAccessibilityElement {
-            if spokenLabel.map({ !$0.isEmpty }) == true { body(self, convert(bounds, to: nil)) }
+            if spokenLabel.map({ !$0.isEmpty }) == true, !shown.isEmpty { body(self, shown) }
             return
         }
-        for v in subviews { v.visitAccessibilityElements(body) }
+        let inner = clipsToBounds ? shown : clip
+        if let inner, inner.isEmpty { return }
+        for v in subviews { v.visitVisibleElements(clip: inner, body) }
     }
 
-    /// Rows: an element whose vertical middle lies within a row's first element joins that row.
-    static func readingOrder(_ items: [(view: View, frame: Rect)], rightToLeft: Bool) -> [(view: View, frame: Rect)] {
-        var rows: [[(view: View, frame: Rect)]] = []
-        for item in items.sorted(by: { $0.frame.minY < $1.frame.minY }) {
+    /// Rows: an item whose vertical middle lies within a row's first item joins that row. Of
+    /// items starting level, the tallest starts the row (a text and the button at its top
+    /// corner are one row: the text first, read from the leading side).
+    static func readingOrder(_ items: [ReadingItem], rightToLeft: Bool) -> [ReadingItem] {
+        var rows: [[ReadingItem]] = []
+        // Level to a quarter point: two views laid out from one edge differ in their last bits.
+        func top(_ i: ReadingItem) -> Double { (i.frame.minY * 4).rounded() }
+        let sorted = items.sorted { top($0) != top($1) ? top($0) < top($1) : $0.frame.height > $1.frame.height }
+        for item in sorted {
             if let i = rows.lastIndex(where: { r in (r[0].frame.minY...r[0].frame.maxY).contains(item.frame.midY) }) {
                 rows[i].append(item)
             } else {

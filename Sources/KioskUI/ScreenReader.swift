@@ -147,6 +147,12 @@ public final class ScreenReader {
     }
 
     private func focus(_ v: View) {
+        // Out of view in a scroll view (a flick to the next paragraph): brought into view first.
+        var container = v.superview
+        while let c = container {
+            if let scroll = c as? ScrollView { scroll.scrollToVisible(v.convert(v.bounds, to: scroll.content)) }
+            container = c.superview
+        }
         focused = v
         if isOn, let d = v.spokenDescription(texts) { say(d) }
     }

@@ -146,6 +146,9 @@ open class View: Responder {
         for s in subviews { s.updateRoot(r) }
     }
     public private(set) var gestureRecognizers: [GestureRecognizer] = []
+    /// Whether this view's elements are read together, in their own order, where it stands
+    /// (UIKit's accessibility container): a scroll view's, part of which is out of view.
+    open var groupsAccessibilityElements: Bool { false }
     /// What this view does on each frame (`addDisplayLink`); its window runs them.
     var displayLinks: [DisplayLink] = []
 

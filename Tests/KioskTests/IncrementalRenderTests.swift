@@ -84,7 +84,7 @@ import Glibc
     // sliding and resizing to the last one's grid: each size then runs a few frames.
     @Test func tilesRelayingOutMidAnimationLeaveNoStalePixel() throws {
         let fonts = FontCache()
-        let shell = Shell.make(SceneMaking(fonts: fonts), names: SceneCatalog.standard.barScenes, start: "tiles", home: "tiles")
+        let shell = Shell.make(SceneMaking(fonts: fonts), names: SceneCatalog.standard.benchScenes, start: "tiles", home: "tiles")
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 600), scale: 1))
         r.renderFrame()
         let check = FrameChecker(r)

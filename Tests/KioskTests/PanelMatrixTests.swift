@@ -32,7 +32,7 @@ import Glibc
     ]
     /// Every scene of the bar's (the test suite's own scenes too), then the screens within them
     /// and the operators'.
-    static let screens = testSceneCatalog.barScenes + ["lander-help", "admin", "screensaver",
+    static let screens = testSceneCatalog.barScenes + ["exhibits-page", "lander-help", "admin", "screensaver",
                           "setup-touch", "setup-calibrate", "setup-calibrated", "setup-rotate", "setup-pin", "setup-scenes"]
 
     /// The shell on `panel` showing `screen`, settled (cross-fades and fades over).
@@ -53,10 +53,14 @@ import Glibc
             settings.catalog = catalog
             settings.language = language
             settings.knownLanguages = shippedLanguages
+            settings.sections[ExhibitsSettings.self].folder = ExhibitsFixture.folder
             self.settings = settings
             let fonts = testFonts, s = scheduler
-            let start = screen == "lander-help" ? "lander" : catalog.barScenes.contains(screen) ? screen : "touch"
-            let names = SceneCatalog.standard.barScenes + (SceneCatalog.standard.barScenes.contains(start) ? [] : [start])
+            let start = screen == "lander-help" ? "lander" : screen == "exhibits-page" ? "exhibits" : catalog.barScenes.contains(screen) ? screen : "touch"
+            // The scenes a kiosk has without a setting (and the touch test): one the operator
+            // adds joins them for its own screens.
+            let usual = SceneCatalog.standard.benchScenes
+            let names = usual + (usual.contains(start) ? [] : [start])
             shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, settings: settings), names: names, start: start, home: start, catalog: catalog)
             shell.setLanguages([settings.kioskTexts])
             shell.isLarge = large
@@ -64,6 +68,7 @@ import Glibc
             renderer.run(until: 0.1)
             switch screen {
             case "lander-help": (shell.current as! LanderScene).showHelp()
+            case "exhibits-page": (shell.current as! ExhibitsScene).open(0)
             case "admin": shell.show(.admin(AdminPanel(fonts: fonts, scheduler: s, settings: settings) { _ in }))
             case "screensaver": shell.show(.screensaver)
             case let s where s.hasPrefix("setup-"): showSetup(s)
@@ -100,16 +105,21 @@ import Glibc
         /// What is shown on top: a modal panel's subtree if one is open, else the whole root.
         var top: View { root.subviews.last(where: { $0 is KioskUI.Panel && !$0.isHidden }) ?? root }
 
-        /// Visible views under `v` (itself excluded), with their frames in root coordinates.
+        /// Visible views under `v` (itself excluded), with their frames in root coordinates: what
+        /// a clipping view (a scroll view) shows of them, none of what it hides.
         func visible(under v: View) -> [(view: View, frame: Rect)] {
             var out: [(View, Rect)] = []
-            func walk(_ v: View) {
+            func walk(_ v: View, clip: Rect?) {
                 for s in v.subviews where !s.isHidden && s.alpha > 0.01 {
-                    out.append((s, s.convert(Rect(origin: .zero, size: s.bounds.size), to: nil)))
-                    walk(s)
+                    let frame = s.convert(Rect(origin: s.bounds.origin, size: s.bounds.size), to: nil)
+                    let shown = clip.map { frame.intersection($0) } ?? frame
+                    guard !shown.isEmpty else { continue }
+                    // A view cut by its clip is measured whole where it shows: its text fits its box.
+                    out.append((s, shown.height < frame.height - 0.5 ? shown : frame))
+                    walk(s, clip: s.clipsToBounds ? shown : clip)
                 }
             }
-            walk(v)
+            walk(v, clip: nil)
             return out
         }
 
@@ -201,7 +211,7 @@ import Glibc
 
     @Test func theStatsOverlayTakesItsStripFromTheScenes() throws {
         let fonts = testFonts, s = ManualScheduler()
-        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.barScenes, start: "tiles", home: "tiles")
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.benchScenes, start: "tiles", home: "tiles")
         let r = try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 800, height: 480)))
         let barTop = shell.sceneBarFrames[0].minY
         r.stage.showsStats = true

@@ -42,8 +42,8 @@ import Glibc
                                step: .scenes, catalog: catalog) { _ in }
         shell.show(.admin(setup))
         stage.advance(to: 2)
-        #expect(setup.scenes.offered == ["lander", "tiles", "paint"])
-        #expect(setup.scenes.toggles.map(\.title) == ["✓ Lander", "Tiles", "✓ Paint"])
+        #expect(setup.scenes.offered == ["lander", "tiles", "exhibits", "paint"])
+        #expect(setup.scenes.toggles.map(\.title) == ["✓ Lander", "Tiles", "Exhibits", "✓ Paint"])
         #expect(setup.scenes.start == "paint")
         // Its choice survives the saved setup's check.
         var chosen = Settings.parse("", file: "k.toml", catalog: catalog).0
@@ -111,7 +111,8 @@ import Glibc
     /// Nothing to write by hand for a reload: a scene is made again when any setting of its
     /// section, or any it names in `madeFrom`, is changed in the file.
     @Test func aChangeToAnySettingASceneIsMadeFromRebuildsIt() {
-        let others = ["words.phrases": "[\"Hello\"]", "words.color": "\"#000000\"", "lander.pad": "\"left\"", "shell.theme": "\"/srv/theme\""]
+        let others = ["words.phrases": "[\"Hello\"]", "words.color": "\"#000000\"", "lander.pad": "\"left\"", "shell.theme": "\"/srv/theme\"",
+                      "exhibits.folder": "\"/srv/museum\"", "exhibits.screensaver": "true"]
         let declared = Settings.declarations
         for scene in SceneCatalog.standard.scenes {
             for key in scene.declarations.map(\.key) + scene.madeFrom {

@@ -96,7 +96,7 @@ import KioskScenes
         // what the scenes and the catalog say (the scene list, the words' own defaults).
         #expect(Settings.readDefaults(into: Settings()).1 == [])
         let s = Settings()
-        #expect(s.scenes == SceneCatalog.standard.visitorScenes && s.start == SceneCatalog.standard.defaultName)
+        #expect(s.scenes == SceneCatalog.standard.defaultScenes && s.start == SceneCatalog.standard.defaultName)
         #expect(s.sections[FallingWordsConfig.self] == FallingWordsConfig() && s.idleTimeout == 120 && s.adminCorner == .topLeft && s.sceneBar)
         #expect(s.sections[LanderSettings.self].pad == nil && s.language == .english && s.configuredTexts.isEmpty && s.fileKeys.isEmpty)
     }

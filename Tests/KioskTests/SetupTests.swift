@@ -311,7 +311,7 @@ import Glibc
         #expect(again.current.touchMatrix == [0, 1, 0, 1, 0, 0] && again.current.rotate == Rotation(quarterTurns: 3))
         #expect(again.current.scenes == ["tiles"] && again.current.start == "tiles" && again.current.adminPIN == "9999")
         again.panelClosed(.useFile)
-        #expect(again.current.touchMatrix == nil && again.current.rotate == .upright && again.current.scenes == SceneCatalog.standard.visitorScenes)
+        #expect(again.current.touchMatrix == nil && again.current.rotate == .upright && again.current.scenes == SceneCatalog.standard.defaultScenes)
         #expect(again.current.adminPIN == "9999")
         #expect(again.savedSetup?.done == true)
     }

@@ -16,7 +16,7 @@ import Glibc
         init(idle: Double = 10, start: String = "tiles", screensaver: Bool = false, store: StateStore? = nil) {
             let fonts = FontCache()
             let s = scheduler
-            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, store: store), names: SceneCatalog.standard.barScenes, start: start, home: start, startInScreensaver: screensaver)
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, store: store), names: SceneCatalog.standard.benchScenes, start: start, home: start, startInScreensaver: screensaver)
             saver = ScreensaverController(shell: shell, scheduler: s, idleTimeout: idle)
             shell.layout(DisplayInfo(size: Size(width: 1280, height: 800)))
             shell.advance(to: 0)
@@ -64,7 +64,7 @@ import Glibc
         // On a 1280×720 panel (cage's headless output) the lander's readout ran under the bar
         // and the bar covered the first row of tiles, which could then not be touched.
         let fonts = FontCache(), s = ManualScheduler()
-        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.barScenes, start: "tiles", home: "tiles")
+        let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.benchScenes, start: "tiles", home: "tiles")
         for size in [Size(width: 1280, height: 720), Size(width: 800, height: 480), Size(width: 480, height: 800)] {
             shell.layout(DisplayInfo(size: size))
             let bar = shell.sceneBarFrames
@@ -309,13 +309,13 @@ import Glibc
     @Test func theBarAfterSwitchingScenesLooksAsAFreshStartsDoes() throws {
         func kiosk(_ start: String) throws -> (Shell, HeadlessRenderer) {
             let fonts = FontCache(), s = ManualScheduler()
-            let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.barScenes, start: start, home: start)
+            let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.benchScenes, start: start, home: start)
             return (shell, try HeadlessRenderer(scene: shell, info: DisplayInfo(size: Size(width: 1280, height: 800))))
         }
         let (shell, r) = try kiosk("touch")
         r.run(until: 1)
         for name in ["tiles", "touch"] {
-            let pill = shell.sceneBarFrames[SceneCatalog.standard.barScenes.firstIndex(of: name)!]
+            let pill = shell.sceneBarFrames[SceneCatalog.standard.benchScenes.firstIndex(of: name)!]
             shell.handle(TouchBatch(time: r.clock.now, points: [touch(1, .began, pill.midX, pill.midY)]))
             r.clock.advance(by: 1.0 / 60); r.renderFrame()
             shell.handle(TouchBatch(time: r.clock.now, points: [touch(1, .ended, pill.midX, pill.midY)]))

@@ -187,7 +187,7 @@ import Glibc
             var settings = Settings()
             settings.languages = languages.compactMap { Language.named($0, in: shippedLanguages) }
             settings.language = settings.languages[0]
-            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, settings: settings), names: SceneCatalog.standard.barScenes, start: "tiles", home: "tiles")
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, settings: settings), names: SceneCatalog.standard.benchScenes, start: "tiles", home: "tiles")
             shell.setLanguages(settings.visitorTexts)
             shell.resetsOnWake = idleReset
             shell.homeScene = "tiles"
@@ -270,7 +270,7 @@ import Glibc
             var settings = Settings()
             settings.languages = [first, "es", "ja", "de", "en"].compactMap { Language.named($0, in: shippedLanguages) }
             settings.language = settings.languages[0]
-            let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, settings: settings), names: SceneCatalog.standard.barScenes, start: "tiles", home: "tiles")
+            let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s, settings: settings), names: SceneCatalog.standard.benchScenes, start: "tiles", home: "tiles")
             shell.setLanguages(settings.visitorTexts)
             let r = try HeadlessRenderer(scene: shell, info: panel.info)
             r.run(until: 0.5)

@@ -26,7 +26,7 @@ import Glibc
 
         init(start: String = "tiles", idle: Double = 30, blank: Double = 0) {
             let fonts = FontCache(), s = scheduler
-            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.barScenes, start: start, home: start)
+            shell = Shell.make(SceneMaking(fonts: fonts, scheduler: s), names: SceneCatalog.standard.benchScenes, start: start, home: start)
             saver = ScreensaverController(shell: shell, scheduler: s, idleTimeout: idle, blankDelay: blank)
             filter = TouchFilter(scheduler: s)
             filter.bounds = { Self.panel }

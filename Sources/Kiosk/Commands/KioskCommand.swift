@@ -140,7 +140,7 @@ extension KioskCommand {
                 guard SceneCatalog.standard.barScenes.contains(scene) else {
                     throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.standard.barScenes.joined(separator: ", ")))")
                 }
-                let names = SceneCatalog.standard.visitorScenes.contains(scene) ? SceneCatalog.standard.visitorScenes : SceneCatalog.standard.visitorScenes + [scene]
+                let names = SceneCatalog.standard.defaultScenes.contains(scene) ? SceneCatalog.standard.defaultScenes : SceneCatalog.standard.defaultScenes + [scene]
                 let shell = Shell.make(SceneMaking(fonts: fonts, settings: settings), names: names, start: scene)
                 shell.setLanguages([settings.kioskTexts])
                 shell.isLarge = large

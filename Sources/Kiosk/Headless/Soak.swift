@@ -50,7 +50,7 @@ func runSoak(seconds: Double, size: Size, seed: UInt64 = 7, warmup: Double = 300
     let fonts = FontCache()
     report.fdsAtStart = openDescriptorCount()
     let scheduler = ManualScheduler()
-    let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: scheduler), names: SceneCatalog.standard.barScenes, start: "touch")
+    let shell = Shell.make(SceneMaking(fonts: fonts, scheduler: scheduler), names: SceneCatalog.standard.benchScenes, start: "touch")
     let screensaver = ScreensaverController(shell: shell, scheduler: scheduler, idleTimeout: 60)
     shell.showingChanged.add { [unowned shell] old in if shell.showing.isScreensaver && !old.isScreensaver { report.screensavers += 1 } }
     let clock = ManualClock()

@@ -172,7 +172,7 @@ extension Settings {
     static func range(_ key: String) -> ClosedRange<Double> { declaration(key)!.range! }
 
     private static let shellDeclarations: [SettingDeclaration] = [
-        SettingDeclaration(section: "shell", name: "scenes", defaultText: TOMLText.list(SceneCatalog.standard.visitorScenes)) { v, s, r in
+        SettingDeclaration(section: "shell", name: "scenes", defaultText: TOMLText.list(SceneCatalog.standard.defaultScenes)) { v, s, r in
             let bar = r.catalog.barScenes
             let names = v.array.map { $0.compactMap { $0.string } } ?? []
             let valid = names.compactMap { r.catalog.canonicalName($0) }.filter { bar.contains($0) }

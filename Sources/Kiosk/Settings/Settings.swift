@@ -192,7 +192,7 @@ struct Settings: Equatable {
         s.catalog = catalog
         s.language = locale
         s.knownLanguages = languages
-        (s.scenes, s.start) = (catalog.visitorScenes, catalog.defaultName)
+        (s.scenes, s.start) = (catalog.defaultScenes, catalog.defaultName)
         var problems: [Problem] = []
         let table: TOML.Table
         do {

@@ -37,6 +37,7 @@ struct SceneCatalog: Sendable, Equatable {
     /// The screensaver before the visitors' scenes: the admin panel lists their rows in this order.
     static let standard = SceneCatalog(scenes: [
         TouchTestScene.description, FallingWordsScene.description, LanderScene.description, TileBoardScene.description,
+        ExhibitsScene.description, ExhibitSlidesScene.description,
     ])
 
     /// One catalog is one set of scenes: two are alike when they were made as one.
@@ -44,14 +45,22 @@ struct SceneCatalog: Sendable, Equatable {
 
     /// Every scene's name, in the catalog's order.
     var names: [String] { scenes.map(\.name) }
-    /// The scenes visitors switch between by default, and the setup offers.
+    /// The scenes the setup offers visitors.
     var visitorScenes: [String] { scenes.filter { $0.audience == .visitors }.map(\.name) }
+    /// The scenes visitors switch between without a setting.
+    var defaultScenes: [String] { scenes.filter { $0.audience == .visitors && $0.listedByDefault }.map(\.name) }
     /// What `[shell] scenes` and `start` may name: the visitors' scenes, and operators' for a bench.
     var barScenes: [String] { scenes.filter { $0.audience != .screensaver }.map(\.name) }
+    /// A bench's bar: the scenes listed without a setting, and the operators'.
+    var benchScenes: [String] { scenes.filter { $0.audience != .screensaver && $0.listedByDefault }.map(\.name) }
     /// The first visitors' scene: the start scene without a setting.
-    var defaultName: String { visitorScenes.first ?? names[0] }
-    /// What idle shows.
-    var screensaverName: String { scenes.first { $0.audience == .screensaver }?.name ?? defaultName }
+    var defaultName: String { defaultScenes.first ?? visitorScenes.first ?? names[0] }
+    /// What idle shows with `sections`' settings: a screensaver that replaces the standard one
+    /// while they say so (the exhibits' pictures), else the standard one.
+    func screensaverName(_ sections: SettingsSections) -> String {
+        let savers = scenes.filter { $0.audience == .screensaver }
+        return (savers.first { $0.replacesScreensaver?(sections) ?? false } ?? savers.first { $0.replacesScreensaver == nil })?.name ?? defaultName
+    }
 
     func description(_ name: String) -> SceneDescription? {
         let n = name.lowercased()

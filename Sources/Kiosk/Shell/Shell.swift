@@ -135,14 +135,19 @@ final class Shell: Scene {
     /// The scenes' descriptions: the screensaver's name, the pills' titles.
     let catalog: SceneCatalog
 
+    /// The scene idle shows (`SceneCatalog.screensaverName`).
+    private(set) var screensaverName: String
+
     init(names: [String], start: String, fonts: FontCache, scheduler: Scheduler, catalog: SceneCatalog = .standard,
-         startInScreensaver: Bool = false, store: SceneStore? = nil, make: @escaping (String) -> ViewScene) {
+         screensaver saverName: String? = nil, startInScreensaver: Bool = false, store: SceneStore? = nil,
+         make: @escaping (String) -> ViewScene) {
         self.store = store
         self.catalog = catalog
         self.names = names.isEmpty ? [start] : names
         self.make = make
         currentName = self.names.contains(start) ? start : self.names[0]
-        screensaver = Self.taken(make(catalog.screensaverName))
+        screensaverName = saverName ?? catalog.screensaverName(SettingsSections())
+        screensaver = Self.taken(make(screensaverName))
         showing = startInScreensaver ? .screensaver : .scene
         screensaver.setActive(startInScreensaver)
         closedScreen = Self.taken(BlackScreen(fonts: fonts, scheduler: scheduler))
@@ -333,9 +338,11 @@ final class Shell: Scene {
     /// saved and dropped; the scenes in `rebuild` (and the screensaver, if it is in it) are
     /// saved and made anew through `make`, so they come back with their state and the new
     /// settings; the scene on screen stays if it is still listed, else the first one shows.
-    func reconfigure(names newNames: [String], rebuild: Set<String>, make newMake: @escaping (String) -> ViewScene) {
+    func reconfigure(names newNames: [String], rebuild: Set<String>, screensaver saverName: String? = nil,
+                     make newMake: @escaping (String) -> ViewScene) {
         let newNames = newNames.isEmpty ? [currentName] : newNames
-        guard newNames != names || !rebuild.isEmpty else { return }
+        let saverName = saverName ?? screensaverName
+        guard newNames != names || !rebuild.isEmpty || saverName != screensaverName else { return }
         change {
             make = newMake
             for (n, s) in scenes where rebuild.contains(n) || !newNames.contains(n) {
@@ -343,9 +350,10 @@ final class Shell: Scene {
                 s.setActive(false)
                 scenes[n] = nil
             }
-            if rebuild.contains(catalog.screensaverName) {
+            if rebuild.contains(saverName) || saverName != screensaverName {
                 screensaver.setActive(false)
-                screensaver = Self.taken(newMake(catalog.screensaverName))
+                screensaverName = saverName
+                screensaver = Self.taken(newMake(saverName))
                 screensaver.texts = texts
                 screensaver.layout(info)
             }

@@ -212,23 +212,40 @@ final class SceneBar: View {
         // The language pill as wide as its name; the scene pills share one width, wide enough for
         // the longest title, and the whole row on screen.
         let lw = languageTitle.map { max(h * 1.6, (font?.layout($0).width ?? 0) + h * 0.8) } ?? 0
-        let n = Double(sceneCount), pills = n + (languageTitle == nil ? 0 : 1) + 2
         let widest = titles.map { font?.layout($0).width ?? 0 }.max() ?? 0
-        let room = info.size.width - 16 - (pills - 1) * gap - lw - 2 * h
-        let w = n > 0 ? min(max(110, 28 * mm, widest + h * 0.8), room / n) : 0
-        let total = n * w + lw + 2 * h + (pills - 1) * gap
+        let wanted = max(110, 28 * mm, widest + h * 0.8)
+        // One row where every title fits its pill (shrunk at most to its least size); else the
+        // scene pills' first half on a row of their own above the rest (many scenes, large text).
+        let least = widest * 0.6 + 14
+        func fits(scenes n: Int, others: Bool) -> Bool {
+            let pills = Double(n) + (others ? Double(languageTitle == nil ? 0 : 1) + 2 : 0)
+            return n == 0 || (info.size.width - 16 - (pills - 1) * gap - (others ? lw + 2 * h : 0)) / Double(n) >= least
+        }
+        let rows = fits(scenes: sceneCount, others: true) || sceneCount < 2 ? [sceneCount] : [(sceneCount + 1) / 2, sceneCount / 2]
         // Below any chrome already at the top (the stats overlay).
-        let y = info.safeAreaInsets.top + 6
-        var x = (info.size.width - total) / 2
-        var widths = Array(repeating: w, count: sceneCount) + (languageTitle == nil ? [] : [lw]) + [h, h]
-        if rightToLeft { widths.reverse() }
-        var rects: [Rect] = []
-        for width in widths { rects.append(Rect(x: x, y: y, width: width, height: h)); x += width + gap }
-        if rightToLeft { rects.reverse() }
-        let access = Array(rects.suffix(2))
-        rects.removeLast(2)
-        let language = languageTitle == nil ? nil : rects.removeLast()
-        return (rects, language, access)
+        var y = info.safeAreaInsets.top + 6
+        var scenes: [Rect] = [], language: Rect?, access: [Rect] = []
+        for (r, n) in rows.enumerated() {
+            let last = r == rows.count - 1
+            let pills = Double(n) + (last ? Double(languageTitle == nil ? 0 : 1) + 2 : 0)
+            let room = info.size.width - 16 - (pills - 1) * gap - (last ? lw + 2 * h : 0)
+            let w = n > 0 ? min(wanted, room / Double(n)) : 0
+            var widths = Array(repeating: w, count: n) + (last ? (languageTitle == nil ? [] : [lw]) + [h, h] : [])
+            let total = widths.reduce(0, +) + (pills - 1) * gap
+            var x = (info.size.width - total) / 2
+            if rightToLeft { widths.reverse() }
+            var rects: [Rect] = []
+            for width in widths { rects.append(Rect(x: x, y: y, width: width, height: h)); x += width + gap }
+            if rightToLeft { rects.reverse() }
+            if last {
+                access = Array(rects.suffix(2))
+                rects.removeLast(2)
+                language = languageTitle == nil ? nil : rects.removeLast()
+            }
+            scenes += rects
+            y += h + gap
+        }
+        return (scenes, language, access)
     }
 
     /// The scene pills' frames on screen, as last laid out; the language pill's; the large
@@ -245,19 +262,20 @@ final class SceneBar: View {
                                                     rightToLeft: texts.isRightToLeft, titles: names.map { title($0, texts) },
                                                     in: info, fonts: fonts)
         let all = allFrames
-        guard let minX = all.map(\.minX).min(), let maxX = all.map(\.maxX).max(), let first = all.first else { frame = .zero; return }
-        frame = Rect(x: minX, y: first.minY, width: maxX - minX, height: first.height)
+        guard let minX = all.map(\.minX).min(), let maxX = all.map(\.maxX).max(), let minY = all.map(\.minY).min(),
+              let maxY = all.map(\.maxY).max() else { frame = .zero; return }
+        frame = Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
         for b in buttons.dropFirst(buttonFrames.count) { b.frame = .zero }
         for (b, f) in zip(buttons, buttonFrames) {
-            b.frame = Rect(x: f.minX - minX, y: 0, width: f.width, height: f.height)
+            b.frame = f.offsetBy(dx: -minX, dy: -minY)
             b.cornerRadius = f.height / 2
         }
         if let f = languageFrame {
-            languageButton.frame = Rect(x: f.minX - minX, y: 0, width: f.width, height: f.height)
+            languageButton.frame = f.offsetBy(dx: -minX, dy: -minY)
             languageButton.cornerRadius = f.height / 2
         }
         for (pill, f) in zip([largeButton as AccessPill, speechButton], accessFrames + [.zero, .zero]) {
-            pill.frame = f.isEmpty ? .zero : Rect(x: f.minX - minX, y: 0, width: f.width, height: f.height)
+            pill.frame = f.isEmpty ? .zero : f.offsetBy(dx: -minX, dy: -minY)
             pill.cornerRadius = pill.frame.height / 2
         }
     }

@@ -12,7 +12,8 @@ extension Shell {
                      wire: (Shell) -> Void = { _ in }) -> Shell {
         let settings = making.settings
         let shell = Shell(names: names ?? settings.scenes, start: start ?? settings.start, fonts: making.fonts,
-                          scheduler: making.scheduler, catalog: catalog, startInScreensaver: startInScreensaver,
+                          scheduler: making.scheduler, catalog: catalog, screensaver: catalog.screensaverName(settings.sections),
+                          startInScreensaver: startInScreensaver,
                           store: making.store) { catalog.make($0, making)! }
         wire(shell)
         shell.apply(settings, home: home ?? settings.start)
@@ -38,9 +39,9 @@ extension Shell {
     /// (they keep their state), and the bar lists the new scenes. A scene asked for on the
     /// command line (`asked`) stays reachable, as at start.
     func reconfigure(for new: Settings, over old: Settings, asked: String?, making: SceneMaking) {
-        let rebuild = catalog.changed(from: old, to: new)
-        guard new.scenes != old.scenes || !rebuild.isEmpty else { return }
+        let rebuild = catalog.changed(from: old, to: new), saver = catalog.screensaverName(new.sections)
+        guard new.scenes != old.scenes || !rebuild.isEmpty || saver != screensaverName else { return }
         let names = asked.map { new.scenes.contains($0) ? new.scenes : new.scenes + [$0] } ?? new.scenes
-        reconfigure(names: names, rebuild: rebuild, make: { [catalog] in catalog.make($0, making)! })
+        reconfigure(names: names, rebuild: rebuild, screensaver: saver, make: { [catalog] in catalog.make($0, making)! })
     }
 }

@@ -82,7 +82,7 @@ public final class TextCatalog: Sendable {
         return best.flatMap { $0.1 <= max(2, key.count / 5) ? $0.0 : nil }
     }
 
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    package static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
         var row = Array(0...b.count)
         for i in 1...max(1, a.count) where !a.isEmpty {
             var prev = row[0]
