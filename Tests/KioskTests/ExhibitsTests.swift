@@ -24,6 +24,20 @@ import Glibc
         #expect(Exhibit.paragraphs("One\nline.\n\n\n  Two.  \n") == ["One line.", "Two."])
     }
 
+    @Test func checkConfigChecksTheFolderItsPicturesAndTheirWords() throws {
+        let checked = ExhibitsFolder.read(ExhibitsFixture.folder).checked(coverage: { nil }).map(\.description)
+        #expect(checked == ["\(ExhibitsFixture.folder)/jupiter.jpg: cannot read: No such file or directory: its tile and page show a placeholder"])
+        let path = "/tmp/kiosk-exhibits-check-\(getpid()).toml"
+        let f = fopen(path, "w")
+        fputs("[shell]\nscenes = [\"exhibits\", \"tiles\"]\n[exhibits]\nfolder = \"\(ExhibitsFixture.folder)\"\n", f)
+        fclose(f)
+        defer { unlink(path) }
+        let problems = KioskCommand.CheckConfig.problems(in: path, languages: ([.english], [])).map(\.description)
+        #expect(problems == checked)
+        // Not using the exhibits, and no folder: nothing to say of it.
+        #expect(KioskCommand.CheckConfig.exhibitsProblems(Settings()).isEmpty)
+    }
+
     func problems(_ toml: String) -> [String] {
         var f = ExhibitsFolder(path: "/srv/ex")
         f.parse(Array(toml.utf8))
@@ -272,5 +286,31 @@ final class DeferredHelper: Helper {
         let q = queue
         queue.removeAll()
         for (task, run) in q where !task.isCancelled { run() }
+    }
+}
+
+@Suite struct HelperThreadTests {
+    /// Work goes to the thread and its result comes back on the loop, only once the shell is the
+    /// loop's; work called off before it began is skipped.
+    @Test func workComesBackOnTheLoopInOrder() throws {
+        var wake: (fd: Int32, action: () -> Void)?
+        let helper = try #require(HelperThread(log: Logger(level: .error), register: { wake = ($0, $1) }))
+        let (fd, handBack) = try #require(wake)
+        var results: [Int] = []
+        let gate = HelperTask()
+        helper.run({ () -> Int in while !gate.isCancelled { usleep(1000) }; return 1 }, then: { results.append($0) })
+        helper.run({ 2 }, then: { results.append($0) }).cancel()
+        helper.run({ 3 }, then: { results.append($0) })
+        gate.cancel() // lets the first one finish
+        func waitForWake() -> Bool {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&p, 1, 5000) == 1
+        }
+        #expect(waitForWake())
+        usleep(50_000) // the third done too
+        handBack()
+        #expect(results.isEmpty, "held while the shell is still being made")
+        helper.startDelivering()
+        #expect(results == [1, 3])
     }
 }

@@ -408,4 +408,39 @@ import Glibc
         #expect(changes == 3)
         _ = w
     }
+    /// An operator's folder of content: it comes later (copied in whole), a picture is replaced,
+    /// one is removed: each a change; a file left as it was is none.
+    @Test func aWatchedFolderChangesWithAnyFileInIt() throws {
+        let parent = try #require(mkdtemp(strdup("/tmp/kiosk-watch-XXXXXX")).map { String(cString: $0) })
+        let folder = parent + "/exhibits"
+        func write(_ p: String, _ text: String) { let f = fopen(p, "w"); fputs(text, f); fclose(f) }
+        let scheduler = ManualScheduler()
+        var readable: (() -> Void)?
+        var changes = 0
+        let w = try #require(FileWatcher(paths: [], folders: [folder], scheduler: scheduler, report: { _ in },
+                                         register: { _, action in readable = action }) { changes += 1 })
+        // Copied in: made elsewhere, then moved into place.
+        mkdir(parent + "/.new", 0o755)
+        write(parent + "/.new/exhibits.toml", "[[exhibit]]\ntitle = \"A\"\n")
+        rename(parent + "/.new", folder)
+        readable?()
+        scheduler.advance(to: 1)
+        #expect(changes == 1)
+        // A picture added, then replaced: each seen, in the folder watched from when it came.
+        write(folder + "/a.jpg", "1")
+        readable?()
+        scheduler.advance(to: 2)
+        #expect(changes == 2)
+        write(folder + "/a.jpg", "22")
+        readable?()
+        scheduler.advance(to: 3)
+        #expect(changes == 3)
+        // Touched without a change (the same contents written again leaves size and inode, but
+        // not the change time): a change; reading it is none.
+        unlink(folder + "/a.jpg")
+        readable?()
+        scheduler.advance(to: 4)
+        #expect(changes == 4)
+        _ = w
+    }
 }

@@ -282,6 +282,16 @@ extension KioskCommand {
             let (languages, catalogProblems) = found
             let (settings, fileProblems) = Settings.load(path: path, catalog: catalog, languages: languages)
             return catalogProblems + fileProblems + settings.uncoveredTexts(file: path, coverage: FontCoverage.installed)
+                + exhibitsProblems(settings)
+        }
+
+        /// The exhibits' folder, where the settings use it (the scene listed, its pictures as the
+        /// screensaver) or it exists.
+        static func exhibitsProblems(_ s: Settings) -> [CustomStringConvertible] {
+            let e = s.sections[ExhibitsSettings.self]
+            var st = stat()
+            guard s.scenes.contains("exhibits") || e.screensaver || stat(e.folder, &st) == 0 else { return [] }
+            return ExhibitsFolder.read(e.folder).checked(coverage: FontCoverage.installed)
         }
     }
 }

@@ -27,6 +27,9 @@ final class Application {
     /// Gestures and controls at debug level, frame statistics on SIGUSR1.
     private let diagnostics: Diagnostics
     private let touchHealth: TouchHealth
+    /// Pictures decoded off the frame loop.
+    private let helper: Helper
+    private let content: ContentWatcher
     private let startup: StartupPhases
     private let startInScreensaver: Bool
     /// What runs once the window has its size, made once (`start`).
@@ -54,7 +57,9 @@ final class Application {
         display = try Display(log: log, loop: loop)
         startup.mark("connected")
         voice = Voice(device: settings.current.soundDevice, log: log)
-        let preparation = ScenePreparation.liveShell(settings: settings, store: store, scheduler: scheduler, voice: voice,
+        helper = HelperThread(log: log, register: { [loop] in loop.watch(fd: $0, $1) }) ?? InlineHelper()
+        content = ContentWatcher(scheduler: scheduler, log: log, register: { [loop] in loop.watch(fd: $0, $1) })
+        let preparation = ScenePreparation.liveShell(settings: settings, store: store, scheduler: scheduler, helper: helper, voice: voice,
                                                      expected: display.expectedDisplayInfo, startInScreensaver: startInScreensaver, log: log)
         let window = Window(display: display, log: log)
         if let e = display.expectedDisplayInfo { window.prepareBuffer(logicalSize: e.size, scale: e.scale) }
@@ -135,6 +140,7 @@ final class Application {
     private func start(_ prep: ScenePreparation, info: DisplayInfo) {
         startup.mark("configured")
         let (shell, fonts) = prep.join()
+        (helper as? HelperThread)?.startDelivering()
         startup.mark("scene ready")
         let current = settings.current
         let stage = host.putOnStage(shell, fonts: fonts, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
@@ -145,6 +151,11 @@ final class Application {
         operatorScreens.setup.onRelayout = { [weak self] in self?.scheduler.schedule(after: 0) { self?.diagnostics.logLabelledViews() } }
         running = Running(stage: stage, shell: shell, rules: rules, operatorScreens: operatorScreens)
         follow(shell, stage: stage)
+        content.onChange = { [weak self] key in
+            guard let self, let running = self.running, let fonts = running.stage.fonts else { return }
+            LiveScenes.remake(madeFrom: key, in: running.shell, settings: settings.current, fonts: fonts, scheduler: scheduler,
+                              helper: helper, store: store, log: log)
+        }
         apply(current, over: nil)
         operatorScreens.setup.startIfNeeded(startInScreensaver: startInScreensaver)
         status.shown()
@@ -191,8 +202,10 @@ final class Application {
             log.notice("[admin] maintenance_keys is now \(new.maintenanceKeys): F12 \(new.maintenanceKeys ? "shows" : "no longer shows") the frame statistics at once; the system's keys follow at systemctl restart kiosk-keys")
         }
         if let old, let fonts = running.stage.fonts {
-            LiveScenes.apply(new, over: old, to: running.shell, overrides: settings.overrides, fonts: fonts, scheduler: scheduler, store: store, log: log)
+            LiveScenes.apply(new, over: old, to: running.shell, overrides: settings.overrides, fonts: fonts, scheduler: scheduler,
+                             helper: helper, store: store, log: log)
         }
+        content.follow(new)
         status.apply(new)
         voice.device = new.soundDevice
         voice.manner = Voice.Manner(wordsPerMinute: Int(new.speechRate), volume: Int(new.speechVolume))

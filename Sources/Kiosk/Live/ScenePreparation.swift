@@ -77,14 +77,14 @@ extension ScenePreparation {
     /// The shell made on a helper thread while the window is set up, laid out as the stage will
     /// show it (rotated, large if the shell asks for it), the settings applied before its first
     /// layout: the bar decides where the scene's content goes.
-    static func liveShell(settings: SettingsController, store: StateStore, scheduler: Scheduler, voice: Voice,
+    static func liveShell(settings: SettingsController, store: StateStore, scheduler: Scheduler, helper: Helper, voice: Voice,
                           expected: DisplayInfo?, startInScreensaver: Bool, log: Logger) -> ScenePreparation {
         let current = settings.current, overrides = settings.overrides, rotation = current.rotate
         let name = LiveScenes.start(current, overrides: overrides, store: store, log: log)
         let names = current.scenes.contains(name) ? current.scenes : current.scenes + [name]
         let prep = ScenePreparation(info: { scene in expected.map { Stage.sceneInfo($0, rotation: rotation, large: scene.prefersLargeDisplay) } },
                                     log: log) { fonts in
-            Shell.make(LiveScenes.making(settings: current, fonts: fonts, scheduler: scheduler, store: store, log: log),
+            Shell.make(LiveScenes.making(settings: current, fonts: fonts, scheduler: scheduler, helper: helper, store: store, log: log),
                        names: names, start: name, home: LiveScenes.home(current, overrides), catalog: LiveScenes.catalog,
                        startInScreensaver: startInScreensaver) { shell in
                 // Spoken, and listed in the debug log (what was said, for an operator and the tests).
@@ -107,10 +107,10 @@ enum LiveScenes {
     static let catalog = SceneCatalog.standard
 
     /// Makes scenes by name with `settings` (theme folder: the setting, else `$KIOSK_THEME_DIR`).
-    static func making(settings: Settings, fonts: FontCache, scheduler: Scheduler, store: StateStore, log: Logger) -> SceneMaking {
+    static func making(settings: Settings, fonts: FontCache, scheduler: Scheduler, helper: Helper, store: StateStore, log: Logger) -> SceneMaking {
         let theme = settings.theme ?? getenv("KIOSK_THEME_DIR").map { String(cString: $0) }
         return SceneMaking(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: theme,
-                           settings: settings, report: { log.warning("\($0)") })
+                           settings: settings, report: { log.warning("\($0)") }, helper: helper)
     }
 
     /// The scene a fresh start shows: one asked for on the command line is this run's start.
@@ -132,10 +132,17 @@ enum LiveScenes {
 
     /// A reload's settings on the shell: its own, and the scenes made from what changed made
     /// again (a scene asked for on the command line stays, as at start).
+    /// The scenes made from the setting `key` made again from what it names (their content changed).
+    static func remake(madeFrom key: String, in shell: Shell, settings: Settings, fonts: FontCache, scheduler: Scheduler,
+                       helper: Helper, store: StateStore, log: Logger) {
+        let making = making(settings: settings, fonts: fonts, scheduler: scheduler, helper: helper, store: store, log: log)
+        shell.reconfigure(names: shell.names, rebuild: catalog.scenes(madeFrom: key), make: { catalog.make($0, making)! })
+    }
+
     static func apply(_ new: Settings, over old: Settings, to shell: Shell, overrides: Overrides, fonts: FontCache,
-                      scheduler: Scheduler, store: StateStore, log: Logger) {
+                      scheduler: Scheduler, helper: Helper, store: StateStore, log: Logger) {
         shell.apply(new, home: home(new, overrides))
         shell.reconfigure(for: new, over: old, asked: overrides.scene.flatMap(catalog.canonicalName),
-                          making: making(settings: new, fonts: fonts, scheduler: scheduler, store: store, log: log))
+                          making: making(settings: new, fonts: fonts, scheduler: scheduler, helper: helper, store: store, log: log))
     }
 }

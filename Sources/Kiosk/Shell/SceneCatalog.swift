@@ -13,11 +13,13 @@ struct SceneMaking {
     var settings = Settings()
     /// A problem with the scene's saved state or assets, one line for the journal.
     var report: (String) -> Void = { _ in }
+    /// Where work too slow for a frame goes: the live kiosk's helper thread, else at once.
+    var helper: Helper = InlineHelper()
 
     /// What the scene itself is given.
     var context: SceneContext {
         SceneContext(fonts: fonts, scheduler: scheduler, store: store, themeDirectory: themeDirectory,
-                     sections: settings.sections, report: report)
+                     sections: settings.sections, helper: helper, report: report)
     }
 }
 
@@ -80,6 +82,11 @@ struct SceneCatalog: Sendable, Equatable {
 
     /// The admin panel's rows of the scenes' sections, in the catalog's order.
     var adminRows: [AdminRow] { scenes.flatMap(\.adminRows) }
+
+    /// The scenes made from the setting `key` ("exhibits.folder"): of their section, or named.
+    func scenes(madeFrom key: String) -> Set<String> {
+        Set(scenes.filter { $0.section != nil && key.hasPrefix($0.name + ".") || $0.madeFrom.contains(key) }.map(\.name))
+    }
 
     /// The scenes made from something that differs between `old` and `new`: a setting of their
     /// section, or one they name as made from.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KioskCore
+import KioskRender
 
 /// One exhibit an operator wrote: a title, a picture and paragraphs of text, in the folder's
 /// own language and in any others it gives (`[exhibit.fr]`).
@@ -180,6 +181,28 @@ public struct ExhibitsFolder: Equatable, Sendable {
 
     private mutating func problem(_ at: TOML.Position, _ message: String) {
         problems.append(Problem(file: file, line: at.line, column: at.column, message: message))
+    }
+
+    /// Everything `kiosk check-config` says of the folder: its file's problems, then each picture
+    /// that cannot be shown, and words the installed fonts would draw as boxes (`coverage`).
+    public func checked(coverage: () -> FontCoverage?) -> [Problem] {
+        var out = problems
+        for e in exhibits {
+            guard let path = e.picture else { continue }
+            do throws(Picture.Failure) {
+                _ = try Picture.read(path: path, box: PixelSize(width: 64, height: 48), fit: .inside)
+            } catch {
+                out.append(Problem(file: path, line: 0, column: 0, message: "\(error.reason): its tile and page show a placeholder"))
+            }
+        }
+        let words = exhibits.flatMap { e in [e.words] + e.translations.keys.sorted().map { e.words(in: $0) } }
+        let beyondLatin = words.flatMap { [$0.title] + $0.paragraphs }.filter { $0.unicodeScalars.contains { $0.value > 0x24F } }
+        if !beyondLatin.isEmpty, let fonts = coverage() {
+            for text in Set(beyondLatin).sorted() {
+                if let why = fonts.report(text) { out.append(Problem(file: file, line: 0, column: 0, message: "\"\(text.prefix(40))\" \(why)")) }
+            }
+        }
+        return out
     }
 
     /// "fr", "pt": two or three lowercase letters, as ISO 639 codes are.
