@@ -5,11 +5,14 @@ import Glibc
 
 /// The display devices of this machine, as the kernel describes them.
 enum DisplayCards {
-    /// Every `/dev/dri/cardN`, in name order; a device that does not open (no permission,
-    /// going away) counts as one that cannot import, and as a display (it may be one).
+    /// Every `/dev/dri/cardN`, in name order; a device that does not open (no permission)
+    /// counts as one that cannot import, and as a display (it may be one). A node whose driver
+    /// is not there yet (ENODEV, ENXIO: udev made it while the driver still binds, seen booted
+    /// on an emulated Pi) is not counted: the start waits for it as for a missing one.
     static func present(devices: String = "/dev/dri") -> [DisplayCard] {
-        cardNames(in: devices).map { name in
+        cardNames(in: devices).compactMap { name in
             let fd = open("\(devices)/\(name)", O_RDWR | O_CLOEXEC | O_NOCTTY)
+            if fd < 0 && [ENODEV, ENXIO, ENOENT].contains(errno) { return nil }
             defer { if fd >= 0 { close(fd) } }
             var caps: UInt64 = 0
             return DisplayCard(name: name, driver: fd >= 0 ? driver(fd) : "cannot open: \(String(cString: strerror(errno)))",

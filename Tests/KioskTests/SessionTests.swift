@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import KioskSession
 
 @Suite struct CompositorChoiceTests {
@@ -95,6 +98,21 @@ import Testing
         let l = CompositorLaunch.make(.weston, kiosk: "/usr/bin/kiosk", extra: [], runtimeDirectory: "/run/kiosk")
         #expect(l.arguments == ["--config=/etc/kiosk/weston.ini", "--use-pixman", "--log=/run/kiosk/weston.log"])
         #expect(l.pamService == "kiosk")
+    }
+}
+
+@Suite struct DisplayCardsTests {
+    /// A node udev made before its driver is there (ENOENT, ENODEV on open): not a display yet,
+    /// so the start waits for it rather than choosing a compositor for nothing (seen booted on an
+    /// emulated Pi: "cage drives card1 (cannot open: No such device)").
+    @Test func aCardThatCannotOpenForWantOfItsDriverIsNotThereYet() throws {
+        let dir = try #require(mkdtemp(strdup("/tmp/kiosk-dri-XXXXXX")).map { String(cString: $0) })
+        defer { unlink(dir + "/card1"); unlink(dir + "/card0"); rmdir(dir) }
+        symlink(dir + "/gone", dir + "/card1")
+        #expect(DisplayCards.present(devices: dir).isEmpty)
+        // One that opens is there (a plain file stands for it: not a display device it can ask).
+        let f = fopen(dir + "/card0", "w"); fclose(f)
+        #expect(DisplayCards.present(devices: dir).map(\.name) == ["card0"])
     }
 }
 
