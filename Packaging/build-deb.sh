@@ -48,6 +48,10 @@ install -m 0644 "$root/Packaging/kiosk.toml.example" "$stage/dist/kiosk.toml"
 mkdir -p "$stage/dist/modules-load.d"
 install -m 0644 "$root/Packaging/modules-load.conf" "$stage/dist/modules-load.d/kiosk.conf"
 install -m 0644 "$root/Packaging/weston.ini" "$root/Packaging/kiosk.desktop" "$root/Packaging/man/kiosk.toml.5" "$stage/dist/"
+# The exhibits' example folder (an operator copies it to /etc/kiosk/exhibits) and its guide.
+mkdir -p "$stage/dist/exhibits-example"
+install -m 0644 "$root/Packaging/exhibits-example/exhibits.toml" "$root"/Packaging/exhibits-example/*.jpg "$stage/dist/exhibits-example/"
+install -m 0644 "$root/docs/exhibits.md" "$stage/dist/"
 for po in "$root"/po/*.po; do
     mkdir -p "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES"
     msgfmt --check -o "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES/kiosk.mo" "$po"

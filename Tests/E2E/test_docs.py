@@ -23,7 +23,8 @@ def test_the_readmes_pictures_are_what_the_build_draws():
     stale = pictures.differences(str(KIOSK))
     assert stale == [], "stale pictures (run `make pictures`): " + "; ".join(f"{n}: {why}" for n, why in stale)
     total = sum((pictures.FOLDER / n).stat().st_size for n, _, _ in pictures.PICTURES)
-    assert total < 400_000, f"the README's pictures weigh {total} bytes"
+    # Two of them show photographs (the exhibits), which PNG keeps at ~90 KiB each.
+    assert total < 500_000, f"the README's pictures weigh {total} bytes"
 
 
 def test_nothing_the_readme_named_is_lost():

@@ -108,6 +108,10 @@ extension KioskCommand {
         var language: String = "en"
         @Flag(help: "The visitors' large high-contrast mode ([access] large).")
         var large = false
+        @Option(help: "Settings read from this file, as the kiosk reads its own (the exhibits' folder, the words' phrases).")
+        var config: String?
+        @Option(help: "exhibits: with this exhibit's page open (1: the first).")
+        var exhibit: Int?
 
         /// A renderer for the scene (or for `workload`, a bench-only scene built with the
         /// fonts given), or an exit with one clear line naming the bad option.
@@ -125,6 +129,12 @@ extension KioskCommand {
                 throw fail(log, "--language '\(language)': expected one of \(languages.map(\.code).joined(separator: ", "))")
             }
             var settings = Settings()
+            if let config {
+                let (read, problems) = Settings.read(path: config, languages: languages)
+                guard let read else { throw fail(log, "--config \(problems.first.map(String.init(describing:)) ?? config)") }
+                for p in problems { log.warning("\(p)") }
+                settings = read
+            }
             settings.language = lang
             settings.knownLanguages = languages
             let fonts = FontCache(report: { log.warning("\($0)") })
@@ -140,7 +150,8 @@ extension KioskCommand {
                 guard SceneCatalog.standard.barScenes.contains(scene) else {
                     throw fail(log, "--scene-bar: '\(scene)' is not a scene the bar shows (\(SceneCatalog.standard.barScenes.joined(separator: ", ")))")
                 }
-                let names = SceneCatalog.standard.defaultScenes.contains(scene) ? SceneCatalog.standard.defaultScenes : SceneCatalog.standard.defaultScenes + [scene]
+                let listed = config == nil ? SceneCatalog.standard.defaultScenes : settings.scenes
+                let names = listed.contains(scene) ? listed : listed + [scene]
                 let shell = Shell.make(SceneMaking(fonts: fonts, settings: settings), names: names, start: scene)
                 shell.setLanguages([settings.kioskTexts])
                 shell.isLarge = large
@@ -148,6 +159,12 @@ extension KioskCommand {
             } else if let v = s as? ViewScene {
                 if !(v is SetupScene) { v.texts = settings.kioskTexts }
                 v.prefersLargeDisplay = large
+            }
+            if let exhibit {
+                guard let e = ((s as? Shell)?.current ?? s) as? ExhibitsScene, e.folder.exhibits.indices.contains(exhibit - 1) else {
+                    throw fail(log, "--exhibit \(exhibit): expected the exhibits scene and 1 to its number of exhibits")
+                }
+                e.open(exhibit - 1)
             }
             do {
                 return try HeadlessRenderer(scene: s, info: DisplayInfo(size: sz, scale: scale, physicalSize: mm), bufferRotation: bufferRotation)

@@ -15,6 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 FOLDER = ROOT / "docs" / "pictures"
 PANEL = ["--size", "800x480", "--panel-mm", "154x86"]
+# The package's example exhibits (Packaging/exhibits-example), as an operator adds them.
+EXHIBITS = ["--scene", "exhibits", "--scene-bar", "--config", "{exhibits}"]
 PORTRAIT = ["--size", "480x800", "--panel-mm", "86x154"]
 
 # name, what the README's caption says, `kiosk snapshot` options
@@ -25,6 +27,8 @@ PICTURES = [
     ("setup.png", "The setup an installer walks with a finger", ["--scene", "setup", *PANEL]),
     ("portrait.png", "A portrait panel", ["--scene", "tiles", "--scene-bar", *PORTRAIT]),
     ("arabic.png", "In Arabic, laid out right to left", ["--scene", "lander", "--scene-bar", "--language", "ar", *PANEL]),
+    ("exhibits.png", "An operator's own exhibits", [*EXHIBITS, *PANEL]),
+    ("exhibit.png", "An exhibit's page", [*EXHIBITS, "--exhibit", "5", *PANEL]),
 ]
 
 
@@ -33,9 +37,14 @@ def kiosk_binary(arg=None):
 
 
 def render(kiosk, folder):
-    for name, _, options in PICTURES:
-        subprocess.run([kiosk, "snapshot", *options, "--out", str(folder / name)], check=True,
-                       stdout=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "kiosk.toml"
+        config.write_text('[shell]\nscenes = ["lander", "tiles", "exhibits"]\n'
+                          f'[exhibits]\nfolder = "{ROOT / "Packaging" / "exhibits-example"}"\n')
+        for name, _, options in PICTURES:
+            options = [o.replace("{exhibits}", str(config)) for o in options]
+            subprocess.run([kiosk, "snapshot", *options, "--out", str(folder / name)], check=True,
+                           stdout=subprocess.DEVNULL)
 
 
 def differences(kiosk):
