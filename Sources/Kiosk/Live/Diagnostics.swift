@@ -41,16 +41,33 @@ final class Diagnostics {
     /// scene points):
     /// what a check that touches them live aims at.
     func logLabelledViews() {
-        guard log.logLevel <= .debug, let root = shell?.window else { return }
+        guard log.logLevel <= .debug else { return }
+        let lines = labelledViews()
+        logged = lines
+        for l in lines { log.debug(l) }
+    }
+
+    /// After a frame, at debug level: the labelled controls again if any came, went or moved
+    /// (a page opened inside a scene, a button shown) since they were last said.
+    func logLabelledViewsIfMoved() {
+        guard log.logLevel <= .debug, labelledViews() != logged else { return }
+        logLabelledViews()
+    }
+    private var logged: [String] = []
+
+    private func labelledViews() -> [String] {
+        guard let root = shell?.window else { return [] }
+        var lines: [String] = []
         func visit(_ v: View) {
             guard !v.isHidden else { return } // nor what it holds: none of it is on screen
             if let label = v.accessibilityIdentifier {
                 let f = v.convert(v.bounds, to: nil)
-                log.debug("view: \(label) at \(format(f.minX)),\(format(f.minY)) size \(format(f.width))x\(format(f.height))")
+                lines.append("view: \(label) at \(format(f.minX)),\(format(f.minY)) size \(format(f.width))x\(format(f.height))")
             }
             v.subviews.forEach(visit)
         }
         visit(root)
+        return lines
     }
 
     /// At debug level, the lander's flight ten times a second while it flies on screen, and its

@@ -127,6 +127,7 @@ final class LiveHost: WindowDelegate, InputSink {
 
     func window(_ window: Window, draw canvas: Canvas) {
         stage?.draw(in: canvas)
+        diagnostics.logLabelledViewsIfMoved()
         if window.framesPresented == 0 { startup.mark("first frame drawn") }
         status.framePresented()
     }
