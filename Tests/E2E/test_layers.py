@@ -15,7 +15,7 @@ FLAGS = ["--explicit-target-dependency-import-check", "error"]
 # What each layer may depend on; a module missing here may depend on nothing of the project's.
 ALLOWED = {
     "KioskCore": set(),
-    "KioskRender": {"KioskCore", "CPixman", "CFcft", "CPNG", "CRender", "CFontconfig"},
+    "KioskRender": {"KioskCore", "CPixman", "CFcft", "CPNG", "CJPEG", "CRender", "CFontconfig"},
     "KioskUI": {"KioskCore", "KioskRender"},
     "KioskScenes": {"KioskCore", "KioskRender", "KioskUI"},
     "KioskPlatform": {"KioskCore", "KioskRender", "CWayland", "CXKBCommon", "CPixman"},

@@ -1,6 +1,7 @@
 """What the booted-machine checks share: the package under test, measurements kept for the
 closing note, and a booted machine seen as its operator and its visitors see it."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -148,15 +149,17 @@ class Panel:
         w, h = self.size
         self.vm.touch(["down", 0, x / w, y / h], ["sync"], ["sleep", 0.08], ["up", 0], ["sync"])
 
-    def snapshot(self, scene, size=None, mm=None, scene_bar=True):
+    def snapshot(self, scene, size=None, mm=None, scene_bar=True, extra=(), name=None):
         size = size or self.size
-        path = self.vm.dir / f"snapshot-{scene}-{size[0]}x{size[1]}.png"
-        args = [str(KIOSK), "snapshot", "--scene", scene, "--size", f"{size[0]}x{size[1]}", "--out", str(path)]
+        path = self.vm.dir / f"snapshot-{name or scene}-{size[0]}x{size[1]}.png"
+        args = [str(KIOSK), "snapshot", "--scene", scene, "--size", f"{size[0]}x{size[1]}", "--out", str(path), *extra]
         if mm:
             args += ["--panel-mm", f"{mm[0]}x{mm[1]}"]
         if scene_bar and scene != "setup":  # the setup screen has the whole screen
             args.append("--scene-bar")
-        subprocess.run(args, check=True, capture_output=True)
+        r = subprocess.run(args, check=True, capture_output=True, text=True)
+        self.views = {m.group(1): tuple(float(v) for v in m.groups()[1:])
+                      for m in re.finditer(r"view: (.+) at ([-\d.]+),([-\d.]+) size ([\d.]+)x([\d.]+)", r.stdout)}
         return Image.open(path).convert("RGB")
 
 

@@ -16,6 +16,15 @@ from panel import (ARCH, FINGER0, FINGER1, SUITE, VERSION, accent_box, assert_sn
                    booted, box_centre, count_near, differing, record, show_the_tiles, shows_scene, tap_the_lander_pill_turned,
                    wait_for, wait_for_scene)
 
+# The package's example exhibits, as the project has them (what `kiosk snapshot` reads here).
+EXHIBITS = Path(__file__).resolve().parents[2] / "Packaging" / "exhibits-example"
+
+
+def centre(view):
+    x, y, w, h = view
+    return x + w / 2, y + h / 2
+
+
 # What kiosk-session says it runs on each panel class: Debian 12's cage (wlroots 0.15) cannot
 # drive a display without PRIME import; Debian 13's (wlroots 0.18) can.
 CHOICE = {
@@ -475,6 +484,33 @@ class TestPanelWithGPU:
         tap_the_lander_pill_turned(gpu, quarter_turns=1, what="cage turned")
         gpu.remove_drop_ins()
         gpu.restart()
+
+    def test_the_example_exhibits_copied_the_guides_way_are_shown_and_opened(self, gpu, tmp_path):
+        """docs/exhibits.md's way: the package's example copied to /etc/kiosk/exhibits and
+        "exhibits" added to the scenes in kiosk.toml while the kiosk runs; its pill tapped, the
+        board is what `kiosk snapshot` draws of the same folder, and a tap on a tile opens its
+        page, picture and text as drawn; Back returns."""
+        gpu.vm.run("cp -r /usr/share/kiosk/exhibits-example /etc/kiosk/exhibits")
+        gpu.vm.run("sed -i 's/^# scenes = .*/scenes = [\"lander\", \"tiles\", \"exhibits\"]/' /etc/kiosk/kiosk.toml")
+        config = tmp_path / "kiosk.toml"
+        config.write_text(f'[shell]\nscenes = ["lander", "tiles", "exhibits"]\n[exhibits]\nfolder = "{EXHIBITS}"\n')
+        try:
+            def drawn(name, *extra):
+                return gpu.snapshot("exhibits", mm=gpu.mm, extra=["--config", str(config), "--views", "--at", "1", *extra], name=name)
+            board = drawn("exhibits")
+            tile, pill = gpu.views["exhibit 1"], gpu.views["scene bar exhibits"]
+            time.sleep(2)  # the settings reloaded
+            gpu.tap(*centre(pill))
+            wait_for("the board as kiosk snapshot draws it", lambda: differing(gpu.screen("exhibits"), board)[0] < 0.002, timeout=30)
+            page = drawn("exhibit-1", "--exhibit", "1")
+            back = gpu.views["exhibits back"]
+            gpu.tap(*centre(tile))
+            wait_for("the Moon's page as kiosk snapshot draws it", lambda: differing(gpu.screen("exhibit-1"), page)[0] < 0.002, timeout=30)
+            gpu.tap(*centre(back))
+            wait_for("the board again", lambda: differing(gpu.screen("exhibits-again"), board)[0] < 0.002, timeout=30)
+            assert "exhibits:" not in gpu.journal("-p", "warning"), "the example is read without a problem"
+        finally:
+            gpu.vm.run("sed -i 's/^scenes = .*/# scenes = [\"lander\", \"tiles\"]/' /etc/kiosk/kiosk.toml && rm -rf /etc/kiosk/exhibits")
 
     def test_kiosk_turned_by_its_settings_takes_touch_where_it_draws(self, gpu):
         """`rotate = 90` in kiosk.toml, saved while the kiosk runs: the way on any compositor."""

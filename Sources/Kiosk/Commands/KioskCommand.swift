@@ -181,6 +181,8 @@ extension KioskCommand {
         @Option(help: "Seconds of simulated time to run before the snapshot.") var at: Double = 0
         @Option(help: "Where to write the PNG.") var out: String
         @Flag(help: "Show the scene in the shell, under the scene bar, as the kiosk shows it by default.") var sceneBar = false
+        @Flag(help: "Print where each labelled control is drawn (label, x, y, width, height in points), as the live kiosk's debug log does.")
+        var views = false
 
         func run() throws {
             let log = makeLogger(verbose: false)
@@ -188,6 +190,9 @@ extension KioskCommand {
             let r = try options.makeRenderer(log: log, sceneBar: sceneBar)
             r.run(until: at)
             do { try PNG.write(r.image, path: out) } catch { throw fail(log, "\(error)") }
+            if views, let root = (r.stage.scene as? Shell)?.window ?? (r.stage.scene as? ViewScene)?.host {
+                for line in Diagnostics.labelledViews(under: root) { print(line) }
+            }
         }
     }
 
@@ -220,6 +225,11 @@ extension KioskCommand {
                 if report.growthKiB >= 1024 || report.fdsAtEnd != report.fdsAtStart {
                     throw fail(log, "soak: resident memory grew \(report.growthKiB) KiB after the warm-up (limit 1023) or open files went \(report.fdsAtStart) → \(report.fdsAtEnd)")
                 }
+                return
+            }
+            if options.scene == "exhibits" {
+                print(try ExhibitsBench.run(options: options, count: items == 1 ? 50 : items, frames: frames, log: log))
+                print("peak RSS:      \(peakRSSKiB() / 1024) MiB")
                 return
             }
             switch text {

@@ -57,6 +57,11 @@ final class Diagnostics {
 
     private func labelledViews() -> [String] {
         guard let root = shell?.window else { return [] }
+        return Self.labelledViews(under: root)
+    }
+
+    /// "view: exhibits back at 12,58 size 176x44": each labelled control shown under `root`.
+    static func labelledViews(under root: View) -> [String] {
         var lines: [String] = []
         func visit(_ v: View) {
             guard !v.isHidden else { return } // nor what it holds: none of it is on screen

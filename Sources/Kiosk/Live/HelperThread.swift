@@ -91,7 +91,10 @@ final class HelperThread: Helper, @unchecked Sendable {
     /// Without a thread: everything asked so far, here and now.
     private func runInline() {
         let all = locked { defer { jobs.removeAll() }; return jobs }
-        for j in all where !j.task.isCancelled { j.work()() }
+        for j in all where !j.task.isCancelled {
+            let done = j.work()
+            done()
+        }
     }
 
     /// Whether results go back now: not while the shell is still being made on the start's

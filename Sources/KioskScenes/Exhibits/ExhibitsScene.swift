@@ -14,17 +14,17 @@ public final class ExhibitsScene: ViewScene {
 
     // The board
     let board = View()
-    private(set) var tiles: [ExhibitTile] = []
+    package private(set) var tiles: [ExhibitTile] = []
     let previousPage = Button(), nextPage = Button()
     let pageLabel = Label()
     let empty = Label()
     /// The board's page on screen, and how many tiles a page holds.
     private(set) var boardPage = 0
-    private(set) var perPage = 1
+    package private(set) var perPage = 1
     private var pageCount: Int { max(1, (folder.exhibits.count + perPage - 1) / perPage) }
 
     // An exhibit's page
-    let page: ExhibitPage
+    package let page: ExhibitPage
     /// The exhibit whose page is open.
     public private(set) var opened: Int?
 
@@ -108,11 +108,11 @@ public final class ExhibitsScene: ViewScene {
         let controlH = max(44, 12 * mm)
         let titleH = ExhibitTile.titleHeight
         var area = safe.insetBy(dx: margin, dy: margin)
-        var grid = ExhibitGrid.fit(count: tiles.count, area: area.size, gap: gap, titleHeight: titleH, minimumWidth: 30 * mm, minimumHeight: controlH)
+        var grid = ExhibitGrid.fit(count: tiles.count, area: area.size, gap: gap, titleHeight: titleH, minimumWidth: 24 * mm, minimumHeight: controlH)
         let paged = grid.perPage < tiles.count
         if paged {
             area.size.height -= controlH + gap
-            grid = ExhibitGrid.fit(count: tiles.count, area: area.size, gap: gap, titleHeight: titleH, minimumWidth: 30 * mm, minimumHeight: controlH)
+            grid = ExhibitGrid.fit(count: tiles.count, area: area.size, gap: gap, titleHeight: titleH, minimumWidth: 24 * mm, minimumHeight: controlH)
         }
         perPage = max(1, grid.perPage)
         boardPage = min(boardPage, pageCount - 1)
@@ -157,12 +157,13 @@ public final class ExhibitsScene: ViewScene {
         guard folder.exhibits.indices.contains(i) else { return }
         opened = i
         let e = folder.exhibits[i]
+        // Shown first: a picture view asks for its picture only while it is shown.
+        page.isHidden = false
+        board.isHidden = true
         page.picture.path = e.picture
         page.show(e.words(in: texts.language.code))
         page.text.offset = 0
         page.text.stop()
-        page.isHidden = false
-        board.isHidden = true
         for v in [previousPage, nextPage, pageLabel, empty] { v.isHidden = true }
         view.root?.screenReader.announce(page.title.text)
     }
@@ -256,9 +257,9 @@ struct ExhibitGrid: Equatable {
 }
 
 /// One exhibit on the board: its picture filling the top, its title below; a tap opens it.
-final class ExhibitTile: Button {
-    static let titleHeight = 64.0
-    let picture: PictureView
+package final class ExhibitTile: Button {
+    static let titleHeight = 56.0
+    package let picture: PictureView
 
     init(loader: PictureLoader) {
         picture = PictureView(loader: loader, fit: .filling)
@@ -278,7 +279,7 @@ final class ExhibitTile: Button {
     /// A tile much wider than tall (a row, where a grid does not fit) has its picture beside its title.
     var isRow: Bool { bounds.width > bounds.height * 2.2 }
 
-    override func layoutSubviews() {
+    package override func layoutSubviews() {
         // The picture inside a border of the tile's own: its edge shows (drawn in high contrast).
         let w = bounds.width, h = bounds.height, border = 4.0
         if isRow {
@@ -297,11 +298,11 @@ final class ExhibitTile: Button {
 
 /// An exhibit's page: Back and the title along the top; the picture beside the text (landscape)
 /// or above it (portrait); the text in a scroll view, with buttons that page it.
-final class ExhibitPage: View {
+package final class ExhibitPage: View {
     let back = Button()
     let title = Label()
     let picture: PictureView
-    let text = ScrollView()
+    package let text = ScrollView()
     let up = Button(), down = Button()
     private(set) var paragraphs: [Label] = []
     private var textSize = 22.0

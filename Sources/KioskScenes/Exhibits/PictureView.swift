@@ -50,7 +50,7 @@ struct UncheckedImage: @unchecked Sendable {
 /// One exhibit's picture, decoded for the pixels it takes on screen: again only when that size
 /// changes (a turn, the large mode). While it loads a quiet panel shows; a picture that cannot
 /// be shown is a drawn placeholder.
-final class PictureView: View {
+package final class PictureView: View {
     private let loader: PictureLoader
     let fit: Picture.Fit
     var path: String? { didSet { if path != oldValue { request() } } }
@@ -69,12 +69,21 @@ final class PictureView: View {
         isUserInteractionEnabled = false
     }
 
-    override var drawsContent: Bool { true }
+    package override var drawsContent: Bool { true }
 
-    override func layoutSubviews() { request() }
+    package override func layoutSubviews() { request() }
 
-    /// The picture for the pixels this view covers now, unless it has them already.
+    /// Whether it or what holds it is hidden (a tile on another page of the board).
+    private var isHiddenInTree: Bool {
+        var v: View? = self
+        while let cur = v { if cur.isHidden { return true }; v = cur.superview }
+        return false
+    }
+
+    /// The picture for the pixels this view covers now, unless it has them already; nothing for
+    /// a view not shown (its page's layout asks when it is).
     private func request() {
+        guard !isHiddenInTree else { return }
         guard let path, let info = measuring?.info, bounds.width >= 1, bounds.height >= 1 else {
             if path == nil { task?.cancel(); wanted = nil; image = nil; failed = false }
             return
@@ -91,7 +100,7 @@ final class PictureView: View {
         }
     }
 
-    override func draw(in canvas: Canvas) {
+    package override func draw(in canvas: Canvas) {
         let b = Rect(origin: .zero, size: bounds.size)
         canvas.fill(b, color: background)
         if let image {

@@ -88,6 +88,42 @@ def table(binary, frames):
             instructions, allocations = callgrind(binary, [*args, "--size", size], frames)
             per = instructions / frames
             print(f"{what:<22} {size:>9} {per:>13,.0f} {allocations / frames:>12.1f} {per / PI4_CYCLES_PER_FRAME:>25.1%}")
+    exhibits(binary, frames)
+
+
+# An operator's 50 exhibits, each a 4000×3000 JPEG (`kiosk bench --scene exhibits`): each part of
+# a visit counted alone, by the function that does it (Headless/ExhibitsBench.swift). The
+# pictures are decoded on the helper thread in the live kiosk, not in a frame.
+EXHIBIT_PARTS = [
+    ("board, first frame", "*ExhibitsBench*firstBoardFrame*", 1),
+    ("board's pictures", "*ExhibitsBench*decodeBoardPictures*", None),
+    ("page opened", "*ExhibitsBench*openPage*", 1),
+    ("page's picture", "*ExhibitsBench*decodePagePicture*", 1),
+    ("scrolling, a frame", "*ExhibitsBench*scrollFrames*", "frames"),
+]
+
+
+def exhibits(binary, frames):
+    print()
+    print(f"an operator's 50 exhibits of 4000×3000 JPEGs, each part of a visit counted alone ({KIOSK})")
+    print(f"{'part':<22} {'panel':>9} {'instructions':>13} {'allocations':>12} {'of a Pi 4 frame at 1 IPC':>26}")
+    for size in SIZES:
+        for what, pattern, per in EXHIBIT_PARTS:
+            with tempfile.TemporaryDirectory() as d:
+                out = Path(d) / "callgrind.out"
+                cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
+                       f"--toggle-collect={pattern}", str(binary), "bench", "--scene", "exhibits", "--size", size,
+                       "--frames", str(frames)]
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise SystemExit(f"frame_cost: {' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
+                instructions, allocations = parse(out.read_text(errors="replace"))
+                tiles = re.search(r"board's (\d+) pictures", r.stdout)
+                n = frames if per == "frames" else per or int(tiles.group(1)) if tiles else 1
+                label = what if per != "frames" else what
+                unit = f"{what} (each of {n})" if per is None else label
+                i = instructions / n
+                print(f"{unit:<22} {size:>9} {i:>13,.0f} {allocations / n:>12.1f} {i / PI4_CYCLES_PER_FRAME:>25.1%}")
 
 
 if __name__ == "__main__":
