@@ -83,11 +83,13 @@ package final class PictureView: View {
     /// The picture for the pixels this view covers now, unless it has them already; nothing for
     /// a view not shown (its page's layout asks when it is).
     private func request() {
-        guard !isHiddenInTree else { return }
-        guard let path, let info = measuring?.info, bounds.width >= 1, bounds.height >= 1 else {
-            if path == nil { task?.cancel(); wanted = nil; image = nil; failed = false }
+        guard let path else {
+            // Let go: what was coming is not wanted any more.
+            task?.cancel()
+            (wanted, image, failed) = (nil, nil, false)
             return
         }
+        guard !isHiddenInTree, let info = measuring?.info, bounds.width >= 1, bounds.height >= 1 else { return }
         let box = PixelSize(width: Int32((bounds.width * Double(info.scale)).rounded()), height: Int32((bounds.height * Double(info.scale)).rounded()))
         if let w = wanted, w.path == path, w.box == box, w.scale == info.scale { return }
         task?.cancel()
