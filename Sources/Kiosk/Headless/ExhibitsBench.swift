@@ -14,13 +14,13 @@ import KioskScenes
 enum ExhibitsBench {
     /// The folder, made once per count and kept in /tmp: one photograph named by every exhibit.
     static func folder(count: Int) throws -> String {
-        let path = "/tmp/kiosk-bench-exhibits-\(count)"
+        let path = "/tmp/kiosk-bench-exhibits-\(count)-40"
         if access(path + "/exhibits.toml", R_OK) == 0 { return path }
         mkdir(path, 0o755)
         let paragraph = "A photograph as a camera takes it: 4000 by 3000 pixels, a few megabytes, decoded for the size it is shown at."
         let toml = (1...count).map { n in
             "[[exhibit]]\ntitle = \"Exhibit \(n)\"\npicture = \"photo.jpg\"\ntext = \"\"\"\n"
-                + Array(repeating: paragraph, count: 12).joined(separator: "\n\n") + "\"\"\"\n"
+                + Array(repeating: paragraph, count: 40).joined(separator: "\n\n") + "\"\"\"\n"
         }.joined(separator: "\n")
         try write(try Picture.encodeJPEG(photograph(), quality: 90), to: path + "/photo.jpg")
         try write(Array(toml.utf8), to: path + "/exhibits.toml")
