@@ -418,7 +418,8 @@ package final class ExhibitPage: View {
     /// The paragraphs one under another in the scroll view, each as tall as its lines.
     private func layParagraphs() {
         let w = text.bounds.width
-        guard w > 0 else { return }
+        // Measuring a long text is a page's dearest work: not while the board shows.
+        guard w > 0, !isHidden else { return }
         var y = 0.0
         if pictureScrolls {
             picture.frame = Rect(x: 0, y: 0, width: w, height: w * 0.6)
