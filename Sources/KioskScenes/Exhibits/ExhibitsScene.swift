@@ -52,10 +52,7 @@ public final class ExhibitsScene: ViewScene {
             tiles.append(tile)
         }
         for (b, step) in [(previousPage, -1), (nextPage, 1)] {
-            b.titleLabel.fontSize = 22
-            b.titleLabel.textColor = Color.paper
-            b.backgroundColor = Color.dusk
-            b.cornerRadius = 12
+            b.styleQuiet(fontSize: 22)
             b.action = { [unowned self] _ in turnBoard(by: step) }
             view.addSubview(b)
         }
@@ -313,10 +310,7 @@ package final class ExhibitPage: View {
         backgroundColor = Color.ink
         picture.background = Color.ink
         addSubview(picture)
-        back.backgroundColor = Color.dusk
-        back.cornerRadius = 12
-        back.titleLabel.fontSize = 22
-        back.titleLabel.textColor = Color.paper
+        back.styleQuiet(fontSize: 22)
         back.accessibilityIdentifier = "exhibits back"
         addSubview(back)
         title.fontSize = 30
@@ -331,10 +325,7 @@ package final class ExhibitPage: View {
         addSubview(text)
         text.accessibilityIdentifier = "exhibits text"
         for (b, pages) in [(up, -1), (down, 1)] {
-            b.backgroundColor = Color.dusk
-            b.cornerRadius = 12
-            b.titleLabel.fontSize = 24
-            b.titleLabel.textColor = Color.paper
+            b.styleQuiet(fontSize: 24)
             b.action = { [unowned self] _ in text.scroll(byPages: pages) }
             addSubview(b)
         }

@@ -95,10 +95,7 @@ public final class TileBoardScene: ViewScene {
         status.isUserInteractionEnabled = false
         view.addSubview(status)
         for (b, step) in [(previousPage, -1), (nextPage, 1)] {
-            b.titleLabel.fontSize = 24
-            b.titleLabel.textColor = Color.paper
-            b.backgroundColor = Color.dusk
-            b.cornerRadius = 12
+            b.styleQuiet(fontSize: 24)
             b.action = { [unowned self] _ in turnPage(by: step) }
             view.addSubview(b)
         }

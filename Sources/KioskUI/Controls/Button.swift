@@ -91,3 +91,14 @@ open class Button: View {
         setHighlighted(false)
     }
 }
+
+extension Button {
+    /// The look of a quiet control on a dark scene (a page's arrows, Back): dusk, its title in
+    /// paper, rounded.
+    public func styleQuiet(fontSize: Double) {
+        backgroundColor = Color.dusk
+        cornerRadius = 12
+        titleLabel.fontSize = fontSize
+        titleLabel.textColor = Color.paper
+    }
+}
