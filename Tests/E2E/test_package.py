@@ -44,6 +44,10 @@ EXPECTED = {
     "/usr/share/man/man5/kiosk.toml.5.gz": "-rw-r--r--",
     "/usr/share/doc/kiosk/copyright": "-rw-r--r--",
     "/usr/share/doc/kiosk/changelog.gz": "-rw-r--r--",
+    # The exhibits' guide and the example folder an operator copies (docs/exhibits.md).
+    "/usr/share/doc/kiosk/exhibits.md.gz": "-rw-r--r--",
+    **{f"/usr/share/kiosk/exhibits-example/{n}": "-rw-r--r--" for n in
+       ["exhibits.toml", "moon.jpg", "earthrise.jpg", "mars.jpg", "saturn.jpg", "lunar-module.jpg", "saturn-v.jpg"]},
 }
 
 
