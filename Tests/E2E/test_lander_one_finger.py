@@ -28,12 +28,20 @@ def flight(k):
     return seen[-1] if seen else None
 
 
-def turned_and_settled(k, seen_before, heading_before):
-    """Whether the records since a turn show the heading moved and then held still: what a
-    visitor watches for before judging the turn, however late the screen shows it."""
+def turn_seen_through(k, seen_before, heading_before):
+    """Whether the records since a turn show the heading moved and then held still, however late
+    the screen shows it; or half a second of records with no turn at all (a starved compositor
+    stamps a short press's down and up alike), when the visitor judges afresh."""
     headings = [r["heading"] for r in records(k)[seen_before:]]
     moved = next((i for i, h in enumerate(headings) if h != heading_before), None)
-    return moved is not None and any(headings[i] == headings[i + 1] for i in range(moved, len(headings) - 1))
+    if moved is None:
+        return len(headings) >= 5
+    return any(headings[i] == headings[i + 1] for i in range(moved, len(headings) - 1))
+
+
+def over_the_middle(f):
+    """Over the middle of the pad and nearly still sideways: ready to come straight down."""
+    return abs(f["pad"] - f["x"]) < 3 and abs(f["vx"]) < 0.5
 
 
 def steer(f):
@@ -43,12 +51,13 @@ def steer(f):
     time and fuel, not the landing."""
     off = f["pad"] - f["x"]
     low = f["altitude"] < 15
-    over_the_middle = abs(off) < 3 and abs(f["vx"]) < 0.5
+    centred = over_the_middle(f)
     want_vx = max(-0.8, min(0.8, off * 0.3)) if low else max(-2.5, min(2.5, off * 0.25))
-    lean = 0.05 if low and over_the_middle else 0.15 if low else 0.35
+    lean = 0.05 if low and centred else 0.15 if low else 0.35
     want_heading = max(-lean, min(lean, (want_vx - f["vx"]) * 0.3))
-    if low and not over_the_middle:
-        return want_heading, 0.0, 0.4
+    if low and not centred:
+        # Hovering to move over the pad: climb a little when the ground is near.
+        return want_heading, 0.3 if f["altitude"] < 3 else 0.0, 0.4
     if f["altitude"] > 30:
         return want_heading, -4.0, 0.4
     if f["altitude"] > 8:
@@ -90,10 +99,10 @@ def test_one_finger_at_a_time_lands_the_rocket(weston, tmp_path):
             want_heading, want_vy, band = steer(f)
             needs_engine = True if f["vy"] < want_vy - band else False if f["vy"] > want_vy + band else f["engine"]
             error = want_heading - f["heading"]
-            # The last few metres: upright enough to land (within 10°) is upright enough; a turn
-            # held and watched now leaves the engine off while the ground comes (a hard landing
-            # seen in a fresh make test).
-            if f["altitude"] < 4 and abs(f["heading"]) < 0.12:
+            # The last few metres over the pad: within 10° is upright enough; a turn held and
+            # watched now leaves the engine off while the ground comes (a hard landing seen in a
+            # fresh make test). Off the pad's middle the visitor still steers toward it.
+            if f["altitude"] < 4 and over_the_middle(f) and abs(f["heading"]) < 0.12:
                 error = 0.0
             decisions.append((round(time.monotonic() - start, 2), seen, needs_engine, round(error, 3)))
             if needs_engine != f["engine"]:
@@ -109,7 +118,7 @@ def test_one_finger_at_a_time_lands_the_rocket(weston, tmp_path):
                 down(starboard if error > 0 else port)
                 time.sleep(min(abs(error) / (math.pi / 2), 0.4))
                 up()
-                wait_until(lambda: turned_and_settled(k, seen, f["heading"]) or landed_or_crashed(),
+                wait_until(lambda: turn_seen_through(k, seen, f["heading"]) or landed_or_crashed(),
                            timeout=5, what="the turn seen through")
             else:
                 wait_until(lambda: len(records(k)) > seen, timeout=5, what="the next flight record")
