@@ -34,6 +34,8 @@ let package = Package(
         .target(name: "CSession", path: "Sources/CSystem/CSession"),
         // Whether the kernel calls the system clock synchronised (adjtimex; no Swift header has it).
         .target(name: "CClock", path: "Sources/CSystem/CClock"),
+        // The version, in a section of its own that a build can be stamped in (objcopy).
+        .target(name: "CVersion", path: "Sources/CSystem/CVersion"),
         // espeak-ng and ALSA for the voice, and ALSA's error printing silenced (a variadic hook).
         .target(name: "CSpeech", path: "Sources/CSystem/CSpeech",
                 linkerSettings: [.linkedLibrary("espeak-ng"), .linkedLibrary("asound")]),
@@ -45,7 +47,7 @@ let package = Package(
         // The layers, each a module whose dependencies point down the data flow: the compiler
         // rejects an import the other way (Tests/E2E/test_layers.py shows it).
         // Plain values every layer shares: geometry, events, keys, clock, random, colour, log.
-        .target(name: "KioskCore", path: "Sources/KioskCore"),
+        .target(name: "KioskCore", dependencies: ["CVersion"], path: "Sources/KioskCore"),
         // Drawing: pixman canvases and regions, fcft text, PNG and JPEG pictures.
         .target(
             name: "KioskRender",

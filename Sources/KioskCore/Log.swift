@@ -1,3 +1,4 @@
+import CVersion
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -87,6 +88,5 @@ package func makeLogger(verbose: Bool) -> Logger {
     Logger(level: verbose ? .debug : .notice)
 }
 
-/// The one place the version is written: `kiosk --version`, `kiosk-session --version`, the
-/// Debian package and its changelog (made by `make deb`) all take it from here.
-package let kioskVersion = "0.2.0"
+/// The version this binary was built (or stamped) as: written once, in CVersion's version.c.
+package let kioskVersion = String(cString: kiosk_version())
