@@ -14,7 +14,7 @@ HOST_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
 # alone would let it through whenever that module happens to be built first.
 LAYERS := --explicit-target-dependency-import-check error
 
-.PHONY: run test phase-start deps deps-deb deps-test build locale pot build-arm64 module tools unit e2e vm vm-images vm-shell deb test-compositors fuzz soak generate bench pictures clean
+.PHONY: run test phase-start deps deps-deb deps-test build locale pot build-arm64 module tools unit e2e vm vm-images vm-shell deb repo test-compositors fuzz soak generate bench pictures clean
 
 run: deps build module
 	@if [ -n "$${WAYLAND_DISPLAY:-}" ]; then exec $(KIOSK); \
@@ -247,6 +247,12 @@ deb: deps-deb build build-arm64
 	@./Packaging/build-deb.sh
 	@if [ "$(HOST_ARCH)" != amd64 ]; then :; elif [ "$$(id -u)" = 0 ]; then ./Packaging/build-deb.sh arm64; \
 	else echo "deb: the arm64 package skipped (its build needs root)"; fi
+
+# A signed apt repository of this build's packages in out/repo (Packaging/repo.py; earlier
+# versions there stay), signed with the key in $$KIOSK_REPO_KEY (~/.local/share/kiosk/repo-key,
+# made at the first run: keep it outside the project). docs/updating.md serves it to panels.
+repo: deb
+	$(PYTHON) Packaging/repo.py
 
 generate:
 	./Protocols/generate.sh

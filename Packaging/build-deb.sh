@@ -51,7 +51,10 @@ install -m 0644 "$root/Packaging/weston.ini" "$root/Packaging/kiosk.desktop" "$r
 # The exhibits' example folder (an operator copies it to /etc/kiosk/exhibits) and its guide.
 mkdir -p "$stage/dist/exhibits-example"
 install -m 0644 "$root/Packaging/exhibits-example/exhibits.toml" "$root"/Packaging/exhibits-example/*.jpg "$stage/dist/exhibits-example/"
-install -m 0644 "$root/docs/exhibits.md" "$stage/dist/"
+install -m 0644 "$root/docs/exhibits.md" "$root/docs/updating.md" "$stage/dist/"
+# Updates: their trial and rollback (kiosk-update), and apt's hook that keeps the version before one.
+install -m 0755 "$root/Packaging/kiosk-update" "$stage/dist/kiosk-update"
+install -m 0644 "$root/Packaging/apt-keep-installed.conf" "$stage/dist/50kiosk"
 for po in "$root"/po/*.po; do
     mkdir -p "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES"
     msgfmt --check -o "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES/kiosk.mo" "$po"

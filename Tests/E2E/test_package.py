@@ -27,6 +27,11 @@ EXPECTED = {
     "/lib/systemd/system/kiosk-weston.service": "-rw-r--r--",
     "/lib/systemd/system/kiosk-screen@.service": "-rw-r--r--",
     "/lib/systemd/system/kiosk-keys.service": "-rw-r--r--",
+    # Updates: their trial and rollback, apt's hook keeping the version before, the guide.
+    "/lib/systemd/system/kiosk-rollback.service": "-rw-r--r--",
+    "/usr/libexec/kiosk/kiosk-update": "-rwxr-xr-x",
+    "/etc/apt/apt.conf.d/50kiosk": "-rw-r--r--",
+    "/usr/share/doc/kiosk/updating.md.gz": "-rw-r--r--",
     "/usr/lib/modules-load.d/kiosk.conf": "-rw-r--r--",
     "/usr/lib/tmpfiles.d/kiosk.conf": "-rw-r--r--",
     "/usr/share/kiosk/cursor-theme/default/cursors/kiosk-hidden": "-rw-r--r--",
@@ -77,13 +82,13 @@ def test_the_package_holds_what_a_kiosk_needs_and_nothing_else():
     depends = [d.strip().split(" ")[0] for d in fields["Depends"].split(",")]
     # What kiosk.service runs: cage (which aborts without Xwayland) through seatd; weston where
     # cage cannot drive the display.
-    for needed in ("libwayland-client0", "fonts-dejavu-core", "cage", "xwayland", "seatd", "libpam-systemd"):
+    for needed in ("libwayland-client0", "fonts-dejavu-core", "cage", "xwayland", "seatd", "libpam-systemd", "dpkg-repack"):
         assert needed in depends, fields["Depends"]
     # weston for plain framebuffers; Noto's core fonts for phrases in most scripts (CJK and emoji
     # only suggested: large, and only where a kiosk shows them).
     assert fields["Recommends"] == "weston, fonts-noto-core"
     conffiles = run("dpkg-deb", "-I", str(DEB), "conffiles").stdout.split()
-    assert sorted(conffiles) == ["/etc/kiosk/kiosk.toml", "/etc/kiosk/weston.ini", "/etc/pam.d/kiosk"]
+    assert sorted(conffiles) == ["/etc/apt/apt.conf.d/50kiosk", "/etc/kiosk/kiosk.toml", "/etc/kiosk/weston.ini", "/etc/pam.d/kiosk"]
 
 
 def test_lintian_finds_nothing():
@@ -151,7 +156,8 @@ def installed():
 
 def test_installed_units_verify_and_ship_disabled(installed):
     r = run("systemd-analyze", "verify", "/lib/systemd/system/kiosk.service", "/lib/systemd/system/kiosk-weston.service",
-            "/lib/systemd/system/kiosk-screen@off.service", "/lib/systemd/system/kiosk-keys.service")
+            "/lib/systemd/system/kiosk-screen@off.service", "/lib/systemd/system/kiosk-keys.service",
+            "/lib/systemd/system/kiosk-rollback.service")
     assert r.returncode == 0 and r.stderr.strip() == "", r.stderr
     for unit in ("kiosk", "kiosk-weston"):
         assert run("systemctl", "is-enabled", unit).stdout.strip() == "disabled"

@@ -31,11 +31,12 @@ MIRROR = "http://deb.debian.org/debian"
 SECURITY = "http://deb.debian.org/debian-security"
 
 # A plain booted Debian, plus what the tests use inside it: python3-evdev for the uinput
-# touchscreen, procps to look. (Not libinput-tools: Debian 13's brings GTK, minutes of package
+# touchscreen, procps to look, wget for the update lines of docs/updating.md (Debian's standard
+# system has it). (Not libinput-tools: Debian 13's brings GTK, minutes of package
 # scripts under emulation; `make vm-shell` has a network to install it.)
 PACKAGES = [
     "systemd-sysv", "udev", "dbus", "kmod", "login", "passwd", "sudo",
-    "procps", "python3", "python3-evdev", "e2fsprogs",
+    "procps", "python3", "python3-evdev", "e2fsprogs", "wget",
 ]
 # Per release, what its tests use besides: wlr-randr turns cage 0.2.0's output (it has no -r).
 SUITE_PACKAGES = {"trixie": ["wlr-randr"]}

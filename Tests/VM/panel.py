@@ -262,6 +262,11 @@ def assert_snapshot(panel, img, scene, what, size=None, mm=None, rotate=0):
     assert share < 0.002, f"{what}: {share:.2%} of the screen differs from `kiosk snapshot` within {box}"
 
 
+def show_the_lander(panel):
+    panel.tap(*box_centre(accent_box(panel.snapshot("lander", mm=panel.mm))))
+    wait_for("the lander", lambda: shows_scene(panel, panel.screen("lander"), "lander", mm=panel.mm), timeout=10)
+
+
 def show_the_tiles(panel):
     panel.tap(*box_centre(accent_box(panel.snapshot("tiles", mm=panel.mm))))
     wait_for("the tiles", lambda: shows_scene(panel, panel.screen("tiles"), "tiles", mm=panel.mm), timeout=10)

@@ -64,6 +64,8 @@ final class KioskMetrics {
         var saveFailures: Int
         var touch = Touch()
         var clockSynchronized = true
+        /// Which panel this is and what the package last did (nil: not read, as in tests of other numbers).
+        var identity: PanelIdentity?
         /// The touchscreen's health (`TouchHealth`).
         struct Touch {
             var ignored: [TouchFilter.Rule: Int] = [:]
@@ -85,6 +87,7 @@ final class KioskMetrics {
             return "{\(k)=\"\(escaped)\"}"
         }
         family("kiosk_start_time_seconds", "gauge", "When the kiosk started, in seconds since the Unix epoch.", [("", startTime)])
+        if let id = r.identity { identityFamilies(id, family: family, label: label) }
         family("kiosk_frames_drawn_total", "counter", "Frames drawn.", [("", Double(r.frameDraw.count))])
         var buckets = zip(r.frameDraw.bounds, r.frameDraw.counts).map { ("_bucket" + label("le", Self.number($0.0)), Double($0.1)) }
         buckets += [("_bucket{le=\"+Inf\"}", Double(r.frameDraw.count)), ("_sum", r.frameDraw.sum), ("_count", Double(r.frameDraw.count))]
@@ -116,6 +119,22 @@ final class KioskMetrics {
         family("kiosk_touch_quiet_open_seconds", "gauge", "Seconds of opening hours since someone last touched the panel (a dead touchscreen reports nothing).",
                [("", r.touch.quietOpenSeconds)])
         return out
+    }
+
+    /// Which panel this is, as labels (its host name, addresses, version, last update), and the
+    /// package's updates and rollbacks.
+    private func identityFamilies(_ id: PanelIdentity, family: (String, String, String, [(String, Double)]) -> Void,
+                                  label: (String, String) -> String) {
+        let last = id.lastChange.map { PanelIdentity.utcDate($0.time) } ?? ""
+        let labels = [label("version", id.version), label("hostname", id.hostname), label("addresses", id.addresses.joined(separator: " ")),
+                      label("last_update", last)].map { $0.dropFirst().dropLast() }.joined(separator: ",")
+        family("kiosk_version_info", "gauge", "1, labelled with the kiosk's version, the panel's host name and addresses, and when the package last changed (UTC).",
+               [("{\(labels)}", 1)])
+        family("kiosk_last_update_time_seconds", "gauge", "When the package was last installed, upgraded or put back, in seconds since the Unix epoch (0: not recorded).",
+               [("", id.lastChange?.time ?? 0)])
+        family("kiosk_rollbacks_total", "counter", "Updates that did not come up on this panel, the version before put back.",
+               [("", Double(id.update.rollbacks.count))])
+        family("kiosk_system_uptime_seconds", "gauge", "Seconds since the panel's system started.", [("", id.uptime.rounded())])
     }
 
     /// Integers without a decimal point; others as Swift prints them (which Prometheus reads).

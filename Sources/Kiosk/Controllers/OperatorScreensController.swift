@@ -11,12 +11,15 @@ final class OperatorScreensController {
     private let shell: Shell
     private let fonts: FontCache
     private let isOpen: () -> Bool
+    /// Which panel this is, read when the admin panel opens (nil: not shown).
+    private let identity: () -> PanelIdentity?
     let setup: SetupController
     /// The PIN's wrong tries and rest, across every panel this kiosk opens.
     private let adminLock = AdminLock()
 
     init(settings: SettingsController, store: StateStore, log: Logger, scheduler: Scheduler, shell: Shell, stage: Stage,
-         fonts: FontCache, isOpen: @escaping () -> Bool) {
+         fonts: FontCache, isOpen: @escaping () -> Bool, identity: @escaping () -> PanelIdentity? = { nil }) {
+        self.identity = identity
         self.settings = settings
         self.log = log
         self.scheduler = scheduler
@@ -32,7 +35,8 @@ final class OperatorScreensController {
 
     private func openAdminPanel() {
         log.notice("admin panel opened")
-        let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings.current, lock: adminLock) { [weak self] outcome in
+        let panel = AdminPanel(fonts: fonts, scheduler: scheduler, settings: settings.current, lock: adminLock,
+                               identity: identity()) { [weak self] outcome in
             self?.closeOverlay {
                 guard let self else { return }
                 if case let .setup(step, changes) = outcome {

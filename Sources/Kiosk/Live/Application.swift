@@ -39,6 +39,8 @@ final class Application {
         let shell: Shell
         let rules: ShowingRules
         let operatorScreens: OperatorScreensController
+        /// Restarts into a newer version installed while it runs, when the panel is idle.
+        let update: UpdateRestart?
     }
 
     init(configPath: String?, overrides: Overrides, startInScreensaver: Bool, log: Logger, startNS: UInt64) throws {
@@ -88,6 +90,7 @@ final class Application {
         host.onSize = { [weak self] info in self?.logDisplay(info) }
         host.onFirstSize = { [weak self] info in self?.start(preparation, info: info) }
         host.onShown = { [weak self] in
+            self?.log.notice("kiosk \(kioskVersion) on screen")
             self?.status.ready()
             self?.filePageTrim.request()
             self?.diagnostics.logLabelledViews()
@@ -147,9 +150,10 @@ final class Application {
         let rules = ShowingRules(shell: shell, settings: current, scheduler: scheduler, touchHealth: touchHealth, log: log,
                                  inhibitIdle: { [weak window = host.window] in window?.setIdleInhibited($0) })
         let operatorScreens = OperatorScreensController(settings: settings, store: store, log: log, scheduler: scheduler, shell: shell,
-                                                        stage: stage, fonts: fonts, isOpen: { [weak rules] in rules?.isOpen ?? true })
+                                                        stage: stage, fonts: fonts, isOpen: { [weak rules] in rules?.isOpen ?? true },
+                                                        identity: { PanelIdentity.read() })
         operatorScreens.setup.onRelayout = { [weak self] in self?.scheduler.schedule(after: 0) { self?.diagnostics.logLabelledViews() } }
-        running = Running(stage: stage, shell: shell, rules: rules, operatorScreens: operatorScreens)
+        running = Running(stage: stage, shell: shell, rules: rules, operatorScreens: operatorScreens, update: updateRestart(shell))
         follow(shell, stage: stage)
         content.onChange = { [weak self] key in
             guard let self, let running = self.running, let fonts = running.stage.fonts else { return }
@@ -160,6 +164,18 @@ final class Application {
         operatorScreens.setup.startIfNeeded(startInScreensaver: startInScreensaver)
         status.shown()
         logLabelledViewsIfAwake()
+    }
+
+    /// Only a kiosk the unit runs restarts for an update (the unit starts it again); one started
+    /// by hand or by a test is left alone.
+    private func updateRestart(_ shell: Shell) -> UpdateRestart? {
+        guard status.notifier != nil else { return nil }
+        return UpdateRestart(shell: shell, scheduler: scheduler, log: log, register: { [loop] in loop.watch(fd: $0, $1) }) { [weak self] why in
+            guard let self else { return }
+            self.log.notice("\(why)")
+            self.stopping()
+            self.loop.stop(exitCode: 0)
+        }
     }
 
     /// Every part that follows what the shell shows, told from now on.
@@ -189,7 +205,7 @@ final class Application {
                                      touch: .init(ignored: touchHealth.ignored, stuck: touchHealth.stuck,
                                                   present: touchHealth.touchscreenPresent ?? false,
                                                   quietOpenSeconds: touchHealth.quietOpenSeconds(now: now)),
-                                     clockSynchronized: running.rules.clock.isTrusted)
+                                     clockSynchronized: running.rules.clock.isTrusted, identity: PanelIdentity.read())
     }
 
     /// Settings, at start (`old` nil) and live on every reload, handed to every part. Scenes

@@ -46,6 +46,10 @@ final class AdminPanel: ViewScene {
     private let card = View()
     private let title = Label()
     private let message = Label()
+    /// Which panel this is (host, addresses, version, uptime, last update), where the PIN's
+    /// message would be; nil in headless renders (their pictures stay the same on every machine).
+    private let identity: PanelIdentity?
+    private let identityLine = Label()
     // Settings page: a row for each setting (`spec`), then the touchscreen's (no spec).
     private struct Row {
         let spec: AdminRow?
@@ -60,8 +64,9 @@ final class AdminPanel: ViewScene {
     private var keys: [Button] = []
 
     /// `lock` is the kiosk's: wrong PINs counted by an earlier panel still count here.
-    init(fonts: FontCache, scheduler: Scheduler, settings: Settings, lock: AdminLock = AdminLock(),
+    init(fonts: FontCache, scheduler: Scheduler, settings: Settings, lock: AdminLock = AdminLock(), identity: PanelIdentity? = nil,
          onFinish: @escaping (Outcome) -> Void) {
+        self.identity = identity
         specs = settings.catalog.adminRows + AdminPanel.kioskRows
         pin = settings.adminPIN
         touchMatrix = settings.touchMatrix
@@ -89,6 +94,13 @@ final class AdminPanel: ViewScene {
             l.isUserInteractionEnabled = false
             card.addSubview(l)
         }
+        identityLine.isUserInteractionEnabled = false
+        identityLine.alignment = .center
+        identityLine.numberOfLines = 2
+        identityLine.fontSize = 13
+        identityLine.textColor = Color.mist
+        identityLine.accessibilityIdentifier = "admin identity"
+        card.addSubview(identityLine)
         title.fontSize = 26
         message.fontSize = 17
         message.textColor = Color.amber
@@ -284,6 +296,8 @@ final class AdminPanel: ViewScene {
             k.isEnabled = !lock.isResting(at: view.scheduler.now)
         }
         dots.isHidden = unlocked
+        identityLine.text = identity?.line(texts) ?? ""
+        identityLine.isHidden = !unlocked || !message.text.isEmpty
     }
 
     // MARK: Layout
@@ -303,6 +317,7 @@ final class AdminPanel: ViewScene {
         card.frame = Rect(x: (size.width - w) / 2, y: (size.height - h) / 2, width: w, height: h)
         title.frame = Rect(x: pad, y: pad, width: w - 2 * pad, height: 40)
         message.frame = Rect(x: pad, y: h - pad - rowH - messageH, width: w - 2 * pad, height: 28)
+        identityLine.frame = Rect(x: pad, y: h - pad - rowH - messageH - 6, width: w - 2 * pad, height: messageH + 4)
         var y = pad + titleH
         if unlocked {
             for r in rows {
