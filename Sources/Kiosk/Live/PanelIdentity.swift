@@ -57,20 +57,16 @@ struct PanelIdentity: Equatable {
     }
 
     /// "2026-12-06 15:40" in the panel's time zone.
-    static func localDate(_ time: Double) -> String {
-        var t = time_t(time), parts = tm()
-        localtime_r(&t, &parts)
-        var buf = [CChar](repeating: 0, count: 32)
-        strftime(&buf, buf.count, "%Y-%m-%d %H:%M", &parts)
-        return String(cString: buf)
-    }
+    static func localDate(_ time: Double) -> String { formatted(time, "%Y-%m-%d %H:%M", utc: false) }
 
     /// "2026-12-06T15:40:00Z": a label's time, the same in every time zone.
-    static func utcDate(_ time: Double) -> String {
+    static func utcDate(_ time: Double) -> String { formatted(time, "%Y-%m-%dT%H:%M:%SZ", utc: true) }
+
+    private static func formatted(_ time: Double, _ format: String, utc: Bool) -> String {
         var t = time_t(time), parts = tm()
-        gmtime_r(&t, &parts)
+        if utc { gmtime_r(&t, &parts) } else { localtime_r(&t, &parts) }
         var buf = [CChar](repeating: 0, count: 32)
-        strftime(&buf, buf.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        strftime(&buf, buf.count, format, &parts)
         return String(cString: buf)
     }
 
