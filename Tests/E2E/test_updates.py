@@ -193,6 +193,7 @@ def test_three_starts_without_a_first_frame_put_the_previous_version_back_and_pi
     assert "Package: kiosk\nPin: version 0.2.1\nPin-Priority: -1" in p.pins.read_text()
     assert p.read("rollbacks").split()[1:] == ["0.2.1", "0.2.0"]
     assert p.read("installed").split()[:2] == ["0.2.0", "0.2.1"]
+    assert p.read("installed").split()[2] == p.read("rollbacks").split()[0], "one time: the admin panel says rolled back"
     assert p.read("trial") is None and not (p.dir / "rolling-back").exists()
     assert p.run("start").returncode == 0, "the version put back starts"
 
