@@ -36,6 +36,9 @@ let package = Package(
         .target(name: "CClock", path: "Sources/CSystem/CClock"),
         // The version, in a section of its own that a build can be stamped in (objcopy).
         .target(name: "CVersion", path: "Sources/CSystem/CVersion"),
+        // The panel's accelerometer from iio-sensor-proxy, over the system bus with libsystemd's
+        // sd-bus (its message reading is C varargs).
+        .target(name: "CSensors", path: "Sources/CSystem/CSensors", linkerSettings: [.linkedLibrary("systemd")]),
         // espeak-ng and ALSA for the voice, and ALSA's error printing silenced (a variadic hook).
         .target(name: "CSpeech", path: "Sources/CSystem/CSpeech",
                 linkerSettings: [.linkedLibrary("espeak-ng"), .linkedLibrary("asound")]),
@@ -82,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "Kiosk",
             dependencies: [
-                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "KioskVoice", "CClock",
+                "KioskCore", "KioskRender", "KioskUI", "KioskScenes", "KioskPlatform", "KioskVoice", "CClock", "CSensors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Kiosk"

@@ -35,11 +35,11 @@ ROOT_PACKAGES = ["swiftlang", "libc6-dev", "git", "dpkg-dev", "debhelper", "fake
                  "binutils-aarch64-linux-gnu"]
 # What the kiosk links, for arm64: dpkg-shlibdeps reads their symbols files.
 ARM64_LIBRARIES = ["libc6", "libgcc-s1", "libfcft4t64", "libfontconfig1", "libfreetype6", "libpixman-1-0",
-                   "libpng16-16t64", "libjpeg62-turbo", "libwayland-client0", "libxkbcommon0", "libespeak-ng1", "libasound2t64"]
+                   "libpng16-16t64", "libjpeg62-turbo", "libwayland-client0", "libxkbcommon0", "libespeak-ng1", "libasound2t64", "libsystemd0"]
 # The sysroot: headers, pkg-config files and link-time libraries (static libstdc++ included).
 SYSROOT_PACKAGES = ["libc6-dev", "libstdc++-14-dev", "libgcc-14-dev", "linux-libc-dev", "libwayland-dev",
                     "libpixman-1-dev", "libfcft-dev", "libpng-dev", "libjpeg62-turbo-dev", "libxkbcommon-dev", "libfontconfig-dev",
-                    "libespeak-ng-dev", "libasound2-dev"]
+                    "libespeak-ng-dev", "libasound2-dev", "libsystemd-dev"]
 # From swiftlang's arm64 package: the aarch64 modules, shims and static archives, and clang's
 # headers they point at (lib/swift/clang -> ../clang/17).
 SWIFT_RESOURCES = ["swift_static", "swift/linux", "swift/shims", "swift/clang", "clang"]

@@ -68,7 +68,10 @@ package final class EventLoop {
 
     /// Other file descriptors to poll (a settings-file watcher): `action` runs when readable.
     private var watchers: [(fd: Int32, action: () -> Void)] = []
-    package func watch(fd: Int32, _ action: @escaping () -> Void) { watchers.append((fd, action)) }
+    package func watch(fd: Int32, _ action: @escaping () -> Void) { watchers.append((fd, action)); watchersChanged = true }
+    /// Stops watching `fd` (a connection that ended: its hang-up would wake every poll).
+    package func unwatch(fd: Int32) { watchers.removeAll { $0.fd == fd }; watchersChanged = true }
+    private var watchersChanged = false
 
     /// Stops `run` after the current pass with `code`.
     package func stop(exitCode code: Int32) { exitCode = code }
@@ -90,7 +93,8 @@ package final class EventLoop {
             if wl_display_flush(d) < 0 {
                 if errno == EAGAIN { wantWrite = true } else { wl_display_cancel_read(d); throw lostConnection(d) }
             }
-            if fds.count != 3 + watchers.count {
+            if watchersChanged {
+                watchersChanged = false
                 fds.removeSubrange(3...)
                 fds += watchers.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             }
@@ -113,7 +117,10 @@ package final class EventLoop {
                 while case let sig = kiosk_signalfd_read(signalFD), sig != 0 { onSignal?(sig) }
             }
             if fds[1].revents & Int16(POLLIN) != 0 { runDueTimers() }
-            for (i, w) in watchers.enumerated() where i + 3 < fds.count && fds[i + 3].revents & Int16(POLLIN) != 0 { w.action() }
+            // Readable, or ended (its owner reads the end and unwatches); found by descriptor,
+            // since an action may unwatch one.
+            let woken = Int16(POLLIN | POLLHUP | POLLERR)
+            for fd in fds.dropFirst(3) where fd.revents & woken != 0 { watchers.first { $0.fd == fd.fd }?.action() }
         }
         _ = wl_display_flush(d)
         return exitCode ?? 0

@@ -246,8 +246,23 @@ final class SessionSupervisor {
             if !ready, lines.contains("READY=1") {
                 ready = true
                 log.info("session: the kiosk is on screen, \(format1(MonotonicClock.now() - started)) s after \(name) started")
+                keepTheVersionOnTrial()
             }
             notify(lines.joined(separator: "\n"))
+        }
+    }
+
+    static let updateHelper = "/usr/libexec/kiosk/kiosk-update"
+
+    /// A version on trial after an update is kept once it is on screen (`kiosk-update came-up`,
+    /// docs/updating.md). Run from here, not as the unit's ExecStartPost=: systemd sets the
+    /// unit's RuntimeDirectory= up again, as root's, for each command it runs, and the
+    /// compositor's socket in it was then closed to the kiosk's user (Tests/E2E/compositors.md).
+    private func keepTheVersionOnTrial() {
+        guard upstream != nil, getuid() == 0, access(Self.updateHelper, X_OK) == 0,
+              let (status, text) = programOutput(Self.updateHelper, ["came-up"]) else { return }
+        for line in text.split(separator: "\n") {
+            if status == 0 { log.notice("\(line)") } else { log.warning("\(line)") }
         }
     }
 

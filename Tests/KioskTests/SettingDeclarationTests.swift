@@ -112,6 +112,7 @@ import KioskScenes
             var plain = s
             plain.fileKeys = []
             plain.configuredTexts = []
+            plain.rotateFixed = false // written, rotate = 0 fixes the picture: the default follows the accelerometer
             #expect(plain == Settings(), "\(d.key) = \(d.defaultText) is not the default")
         }
     }

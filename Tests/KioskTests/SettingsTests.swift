@@ -156,8 +156,7 @@ import Glibc
         #expect(b.points[0].location == Point(x: 900, y: 50))
         #expect(b.points[1].location == Point(x: 100, y: 50))
         // With the app's own turn after it.
-        s.rotate = Rotation(quarterTurns: 1)
-        r.stage.apply(s)
+        r.stage.setRotation(Rotation(quarterTurns: 1))
         let turned = r.stage.toScene(TouchBatch(time: 0, points: [TouchPoint(id: 0, phase: .began, location: Point(x: 100, y: 50))]))
         #expect(turned.points[0].location == r.stage.toScene(Point(x: 900, y: 50)))
     }

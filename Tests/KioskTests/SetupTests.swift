@@ -38,7 +38,9 @@ import Glibc
             let stage = Stage(scene: shell, info: DisplayInfo(size: size))
             self.stage = stage
             // What the application does with settings, for the stage's part.
-            settings.apply = { new, _ in stage.apply(new) }
+            let orientation = PanelOrientation(scheduler: s, say: { _ in })
+            orientation.onTurn = { stage.setRotation($0) }
+            settings.apply = { new, _ in stage.apply(new); orientation.apply(new) }
             let shell = shell
             controller = SetupController(settings: settings, store: store, log: log, scheduler: s, shell: shell, stage: stage, fonts: fonts) { then in
                 s.schedule(after: 0) { if shell.showing.isAdmin { shell.show(.scene) }; then() }

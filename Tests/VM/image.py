@@ -38,8 +38,9 @@ PACKAGES = [
     "systemd-sysv", "udev", "dbus", "kmod", "login", "passwd", "sudo",
     "procps", "python3", "python3-evdev", "e2fsprogs", "wget",
 ]
-# Per release, what its tests use besides: wlr-randr turns cage 0.2.0's output (it has no -r).
-SUITE_PACKAGES = {"trixie": ["wlr-randr"]}
+# Per release, what its tests use besides: wlr-randr turns cage 0.2.0's output (it has no -r);
+# python3-dbusmock's iio-sensor-proxy on the system bus is a panel's accelerometer.
+SUITE_PACKAGES = {"trixie": ["wlr-randr", "python3-dbusmock"]}
 # Modules the initramfs needs to find the root disk; the rest load from it.
 INITRAMFS_MODULES = ["virtio_pci", "virtio_blk", "ext4"]
 # Units that would wake a test machine for nothing (the idle check measures CPU).

@@ -113,7 +113,12 @@ class Panel:
 
     def kiosk_wayland(self, cmd):
         """A Wayland client run as the kiosk's user against its compositor (wlr-randr, say)."""
-        return self.vm.out(f"runuser -u kiosk -- env XDG_RUNTIME_DIR=/run/kiosk WAYLAND_DISPLAY=wayland-0 {cmd}")
+        r = self.vm.run(f"runuser -u kiosk -- env XDG_RUNTIME_DIR=/run/kiosk WAYLAND_DISPLAY=wayland-0 {cmd}", check=False)
+        if r["rc"] != 0:
+            # What the runtime folder and the unit said: which compositor's socket was there.
+            seen = self.vm.out("ls -la /run/kiosk; systemctl status kiosk --no-pager -n 0; journalctl -b -u kiosk -o short-monotonic --no-pager -n 40", check=False)
+            raise AssertionError(f"`{cmd}` as the kiosk's user exited {r['rc']}: {r['out']}{r['err']}\n{seen}")
+        return r["out"]
 
     def drop_in(self, name, text):
         """What `systemctl edit kiosk` writes, then a restart."""

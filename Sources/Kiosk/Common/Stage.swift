@@ -157,9 +157,9 @@ final class Stage: SetupStage {
     /// libinput's calibration matrix for the touchscreen (`[touch] matrix`); nil: none.
     private(set) var touchMatrix: [Double]?
 
-    /// The stage's part of the settings, its only source: the turn and the touchscreen's calibration.
+    /// The stage's part of the settings, its only source: the touchscreen's calibration. (The
+    /// turn is `PanelOrientation`'s: the settings and the accelerometer.)
     func apply(_ s: Settings) {
-        setRotation(s.rotate)
         touchMatrix = s.touchMatrix
     }
 

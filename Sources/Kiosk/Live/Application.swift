@@ -31,6 +31,9 @@ final class Application {
     private let helper: Helper
     private let content: ContentWatcher
     private let startup: StartupPhases
+    /// The picture's turn (the settings, the accelerometer), and the accelerometer it follows.
+    private let orientation: PanelOrientation
+    private var accelerometer: Accelerometer?
     private let startInScreensaver: Bool
     /// What runs once the window has its size, made once (`start`).
     private var running: Running?
@@ -60,6 +63,8 @@ final class Application {
         startup.mark("connected")
         voice = Voice(device: settings.current.soundDevice, log: log)
         helper = HelperThread(log: log, register: { [loop] in loop.watch(fd: $0, $1) }) ?? InlineHelper()
+        orientation = PanelOrientation(scheduler: scheduler, say: { [log] in log.notice("\($0)") })
+        orientation.apply(settings.current)
         content = ContentWatcher(scheduler: scheduler, log: log, register: { [loop] in loop.watch(fd: $0, $1) })
         let preparation = ScenePreparation.liveShell(settings: settings, store: store, scheduler: scheduler, helper: helper, voice: voice,
                                                      expected: display.expectedDisplayInfo, startInScreensaver: startInScreensaver, log: log)
@@ -81,13 +86,19 @@ final class Application {
         settings.onReload = { [weak self] applied in self?.status.metrics.reloads[applied ? "applied" : "refused", default: 0] += 1 }
         settings.watch(scheduler: scheduler, register: { [loop] in loop.watch(fd: $0, $1) })
         status.readings = { [weak self] in self?.readings() }
+        // Asked now, so that its first reading is in before the first frame.
+        accelerometer = Accelerometer(scheduler: scheduler, register: { [loop] in loop.watch(fd: $0, $1) }, unregister: { [loop] in loop.unwatch(fd: $0) },
+                                      report: { [orientation] in orientation.sensor($0) })
     }
 
     /// The window's events: its first size puts the prepared shell on stage; the first frame
     /// people see makes the service ready.
     private func connectWindow(_ window: Window, preparation: ScenePreparation) {
         display.onOutputsChanged = { [weak window] in window?.outputsChanged() }
-        host.onSize = { [weak self] info in self?.logDisplay(info) }
+        host.onSize = { [weak self] info in
+            self?.logDisplay(info)
+            self?.orientation.panel(landscape: info.size.width >= info.size.height)
+        }
         host.onFirstSize = { [weak self] info in self?.start(preparation, info: info) }
         host.onShown = { [weak self] in
             self?.log.notice("kiosk \(kioskVersion) on screen")
@@ -146,7 +157,8 @@ final class Application {
         (helper as? HelperThread)?.startDelivering()
         startup.mark("scene ready")
         let current = settings.current
-        let stage = host.putOnStage(shell, fonts: fonts, info: info, rotation: current.rotate, laidOutFor: prep.preparedInfo)
+        let stage = host.putOnStage(shell, fonts: fonts, info: info, rotation: orientation.rotation, laidOutFor: prep.preparedInfo)
+        orientation.onTurn = { [weak host] in host?.turn(to: $0) }
         let rules = ShowingRules(shell: shell, settings: current, scheduler: scheduler, touchHealth: touchHealth, log: log,
                                  inhibitIdle: { [weak window = host.window] in window?.setIdleInhibited($0) })
         let operatorScreens = OperatorScreensController(settings: settings, store: store, log: log, scheduler: scheduler, shell: shell,
@@ -227,5 +239,6 @@ final class Application {
         voice.manner = Voice.Manner(wordsPerMinute: Int(new.speechRate), volume: Int(new.speechVolume))
         running.stage.showsStats = new.stats
         running.stage.apply(new)
+        orientation.apply(new)
     }
 }

@@ -96,6 +96,17 @@ final class LiveHost: WindowDelegate, InputSink {
         }
     }
 
+    /// The picture turned (the accelerometer, a setting): a finger down across the turn ends,
+    /// cancelled, first: what was under it has moved, and its lift must press nothing.
+    func turn(to r: Rotation) {
+        guard let stage, r != stage.rotation else { return }
+        let now = MonotonicClock.now()
+        touchFilter.cancelAll(beganBefore: now, at: now)
+        stage.setRotation(r)
+        log.info("turned \(r.degrees)°: the scene laid out at \(format(stage.info.size.width))x\(format(stage.info.size.height)) points")
+        diagnostics.logLabelledViews()
+    }
+
     /// What the window last showed, turned upright as a visitor sees the panel: the buffer's
     /// turn (a rotated output) and the kiosk's own rotation undone.
     func uprightFrame() -> Image? {

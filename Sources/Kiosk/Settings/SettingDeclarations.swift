@@ -155,8 +155,10 @@ extension Settings {
             readers[d.section] = r
             d.read(value, &s, r)
         }
-        // The defaults are not the operator's words: nothing of them is checked against the fonts.
+        // The defaults are not the operator's words: nothing of them is checked against the fonts,
+        // and no turn of theirs is fixed (the accelerometer is followed).
         s.configuredTexts = []
+        s.rotateFixed = false
         return (s, problems)
     }
 
@@ -188,8 +190,17 @@ extension Settings {
         .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: 120),
         .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: 0),
         SettingDeclaration(section: "shell", name: "rotate", defaultText: "0", value: { TOMLText.degrees(quarterTurns: $0.rotate.quarterTurns) }) { v, s, r in
-            if let turned = v.int.flatMap(Rotation.init(degrees:)) { s.rotate = turned }
+            if let turned = v.int.flatMap(Rotation.init(degrees:)) { (s.rotate, s.rotateFixed) = (turned, true) }
             else { r.problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
+        },
+        SettingDeclaration(section: "shell", name: "orientations", defaultText: TOMLText.list(Orientation.allCases.map(\.rawValue)),
+                           example: TOMLText.list(["landscape", "landscape-upside-down"]),
+                           value: { s in TOMLText.list(Orientation.allCases.filter(s.orientations.contains).map(\.rawValue)) }) { v, s, r in
+            let names = v.array?.compactMap(\.string) ?? []
+            let chosen = names.compactMap(Orientation.init(rawValue:))
+            if !chosen.isEmpty && chosen.count == v.array?.count { s.orientations = Set(chosen) } else {
+                r.problem(v, "orientations must list some of \(Orientation.allCases.map(\.rawValue).joined(separator: ", ")); using all four")
+            }
         },
         .flag("shell", "scene_bar", \.sceneBar, default: true),
         .flag("shell", "idle_reset", \.idleReset, default: true),
