@@ -171,7 +171,7 @@ e2e: build module tools
 		$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E
 	@if [ "$$(id -u)" = 0 ]; then \
 		KIOSK_E2E_RELEASE=trixie KIOSK_BIN=$(abspath $(KIOSK)) KIOSK_STRICT=$(abspath $(STRICT)) \
-			$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E/test_wlroots.py Tests/E2E/test_speech.py Tests/E2E/test_large.py Tests/E2E/test_screenshot.py Tests/E2E/test_hours.py Tests/E2E/test_exhibits.py \
+			$(PYTHON) -m pytest -q -p no:cacheprovider Tests/E2E/test_wlroots.py Tests/E2E/test_speech.py Tests/E2E/test_large.py Tests/E2E/test_screenshot.py Tests/E2E/test_hours.py Tests/E2E/test_exhibits.py Tests/E2E/test_orientation.py \
 			-k "cage or sway"; \
 	else echo "e2e: Debian 13's compositors skipped (building their root needs root)"; fi
 

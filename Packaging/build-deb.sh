@@ -55,6 +55,9 @@ install -m 0644 "$root/docs/exhibits.md" "$root/docs/updating.md" "$stage/dist/"
 # Updates: their trial and rollback (kiosk-update), and apt's hook that keeps the version before one.
 install -m 0755 "$root/Packaging/kiosk-update" "$stage/dist/kiosk-update"
 install -m 0644 "$root/Packaging/apt-keep-installed.conf" "$stage/dist/50kiosk"
+# The system bus as the kiosk's user has it: the accelerometer and logind only.
+mkdir -p "$stage/dist/dbus-system.d"
+install -m 0644 "$root/Packaging/dbus-kiosk.conf" "$stage/dist/dbus-system.d/kiosk.conf"
 for po in "$root"/po/*.po; do
     mkdir -p "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES"
     msgfmt --check -o "$stage/dist/locale/$(basename "$po" .po)/LC_MESSAGES/kiosk.mo" "$po"

@@ -31,6 +31,8 @@ EXPECTED = {
     "/lib/systemd/system/kiosk-rollback.service": "-rw-r--r--",
     "/usr/libexec/kiosk/kiosk-update": "-rwxr-xr-x",
     "/etc/apt/apt.conf.d/50kiosk": "-rw-r--r--",
+    # The system bus as the kiosk's user has it: the accelerometer and logind only.
+    "/usr/share/dbus-1/system.d/kiosk.conf": "-rw-r--r--",
     "/usr/share/doc/kiosk/updating.md.gz": "-rw-r--r--",
     "/usr/lib/modules-load.d/kiosk.conf": "-rw-r--r--",
     "/usr/lib/tmpfiles.d/kiosk.conf": "-rw-r--r--",

@@ -223,6 +223,26 @@ def assert_the_panels_keyboard_reaches_only_the_kiosk(panel, unit, compositor, l
     assert differing(panel.screen(f"{label}-back"), before)[0] < 0.01, "the kiosk is not back on screen"
 
 
+# What iio-sensor-proxy's package installs for its bus name (net.hadess.SensorProxy.conf): root
+# owns it, anyone may ask it; and the mock's own interface, for the test to turn the "panel".
+SENSOR_PROXY_POLICY = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy user="root">
+    <allow own="net.hadess.SensorProxy"/>
+    <allow send_destination="net.hadess.SensorProxy"/>
+  </policy>
+  <policy context="default">
+    <allow send_destination="net.hadess.SensorProxy" send_interface="net.hadess.SensorProxy"/>
+    <allow send_destination="net.hadess.SensorProxy" send_interface="org.freedesktop.DBus.Properties"/>
+    <allow send_destination="net.hadess.SensorProxy" send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+</busconfig>
+"""
+TURN_THE_MOCK = ("busctl --system call net.hadess.SensorProxy /net/hadess/SensorProxy org.freedesktop.DBus.Mock "
+                 "SetInternalProperty ssv net.hadess.SensorProxy AccelerometerOrientation s")
+
+
 class TestPanelWithGPU:
     """virtio-gpu, 1280×800, a PS/2 mouse plugged in: cage through seatd."""
 
@@ -568,6 +588,44 @@ class TestPanelWithGPU:
         finally:
             gpu.vm.run("sed -i 's/^rotate = 90 /# rotate = 0 /' /etc/kiosk/kiosk.toml")
         wait_for("upright again", lambda: accent_box(gpu.screen("upright")) is not None, timeout=15)
+
+    @pytest.mark.skipif(SUITE == "bookworm", reason="the mock (python3-dbusmock) is in the Debian 13 image; the unit and "
+                        "its bus policy are the same on Debian 12")
+    def test_turned_by_hand_it_follows_the_accelerometer_on_the_system_bus(self, gpu):
+        """iio-sensor-proxy coming after the kiosk, as udev starts it when it finds a sensor:
+        python3-dbusmock's on the machine's own system bus, with the bus policy iio-sensor-proxy's
+        package installs. The confined unit reaches it; the kiosk's user reaches nothing else."""
+        said = "rotation: no iio-sensor-proxy on the system bus (org.freedesktop.DBus.Error.ServiceUnknown"
+        assert said in gpu.journal(), "said at start, without a sensor"
+        record("gpu: the journal without iio-sensor-proxy", next(l for l in gpu.journal().splitlines() if said in l))
+        show_the_tiles(gpu)
+        gpu.vm.put("/etc/dbus-1/system.d/net.hadess.SensorProxy.conf", SENSOR_PROXY_POLICY.encode())
+        gpu.vm.run("systemctl reload dbus")
+        since = gpu.vm.out("date +%s")
+        gpu.vm.run("systemd-run --unit=fake-sensor-proxy --collect python3 -m dbusmock --system --template iio-sensors-proxy "
+                   "--parameters '{\"has_accelerometer\": true, \"accelerometer_orientation\": \"normal\"}'")
+        try:
+            following = "rotation: following the panel's accelerometer (iio-sensor-proxy)"
+            wait_for("the kiosk claiming the accelerometer", lambda: following in gpu.journal(f"--since=@{since}"), timeout=60)
+            record("gpu: the journal once iio-sensor-proxy came", next(l for l in gpu.journal().splitlines() if following in l))
+            gpu.vm.run(f"{TURN_THE_MOCK} right-up")
+            tap_the_lander_pill_turned(gpu, quarter_turns=-1, what="the accelerometer's right-up")
+            # The kiosk's user on the system bus: the accelerometer, and nothing of systemd's.
+            as_kiosk = "runuser -u kiosk -- busctl --system call"
+            r = gpu.vm.run(f"{as_kiosk} net.hadess.SensorProxy /net/hadess/SensorProxy org.freedesktop.DBus.Properties Get ss "
+                           "net.hadess.SensorProxy AccelerometerOrientation", check=False)
+            assert r["rc"] == 0 and "right-up" in r["out"], r
+            systemd = "org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.DBus.Properties Get ss org.freedesktop.systemd1.Manager Version"
+            refused = gpu.vm.run(f"{as_kiosk} {systemd}", check=False)
+            assert refused["rc"] != 0 and "Access denied" in refused["err"], refused
+            assert gpu.vm.run(f"runuser -u nobody -- busctl --system call {systemd}", check=False)["rc"] == 0, "another user may"
+            gpu.vm.run(f"{TURN_THE_MOCK} normal")
+            wait_for("upright again", lambda: "the picture turned 0° (landscape)" in gpu.journal(f"--since=@{since}"), timeout=30)
+        finally:
+            gpu.vm.run("systemctl stop fake-sensor-proxy; rm -f /etc/dbus-1/system.d/net.hadess.SensorProxy.conf; systemctl reload dbus",
+                       check=False)
+        wait_for("the proxy's leaving said", lambda: "iio-sensor-proxy left the bus" in gpu.journal(f"--since=@{since}"), timeout=30)
+        wait_for("upright", lambda: accent_box(gpu.screen("upright-after-sensor")) is not None, timeout=15)
 
     def test_the_systems_locale_is_the_kiosks_language(self, gpu):
         """The locale as `dpkg-reconfigure locales` sets it (/etc/default/locale), which a

@@ -9,6 +9,8 @@ protocol SetupStage: AnyObject {
     /// The calibration with `fit` (found in scene coordinates, with the current calibration
     /// applied to the taps) composed on top, as libinput's matrix for the window.
     func touchMatrix(after fit: AffineTransform) -> [Double]
+    /// The picture's turn in force (a fixed `rotate`, or the accelerometer's).
+    var rotation: Rotation { get }
 }
 
 /// The first-start setup, walked with a finger alone: a touch check, calibration, rotation,
@@ -289,6 +291,9 @@ final class SetupScene: ViewScene {
     private var isCompactTouch: Bool { step == .touch && view.bounds.height < 640 }
 
     override func layout(view: SceneView) {
+        // Laid out again at each turn: the Rotate step marks the turn in force, the
+        // accelerometer's too.
+        if let stage { rotation.current = stage.rotation }
         let size = view.bounds.size, rowH = rowHeight
         let (headerH, footerH) = isCompactTouch ? layoutCompactBar(size: size) : layoutBars(size: size)
         let rtl = view.isRightToLeft
