@@ -19,7 +19,7 @@ def test_check_config_reports_each_problem_with_position(tmp_path):
     bad.write_text('[shell]\nrotate = 45\n[lander]\npad = "up"\n')
     r = subprocess.run([str(KIOSK), "check-config", str(bad)], capture_output=True, text=True, timeout=30)
     assert r.returncode == 1
-    assert r.stdout.splitlines() == [f"{bad}:2:10: rotate must be 0, 90, 180 or 270; using 0",
+    assert r.stdout.splitlines() == [f"{bad}:2:10: rotate must be \"auto\", 0, 90, 180 or 270; using \"auto\"",
                                      f'{bad}:4:7: pad must be "left" or "right"; using right']
 
 

@@ -104,9 +104,13 @@ import KioskRender
         // "Use file settings" with a file that is silent: the panel's reading again.
         r.orientation.apply(Settings())
         #expect(r.degrees == 180)
-        // Written as the default, rotate = 0 fixes the picture too.
+        // rotate = 0 fixes the picture upright; "auto" gives it back to the sensor.
         r.orientation.apply(Settings.parse("[shell]\nrotate = 0\n", file: "k.toml").0)
         #expect(r.degrees == 0)
+        let auto = Settings.parse("[shell]\nrotate = \"auto\"\n", file: "k.toml")
+        #expect(auto.1.isEmpty && !auto.0.rotateFixed)
+        r.orientation.apply(auto.0)
+        #expect(r.degrees == 180)
     }
 
     @Test func theSetupsAndTheAdminPanelsTurnFixItAsTheFileDoes() {
@@ -116,6 +120,10 @@ import KioskRender
         var a = Settings()
         PanelSettings(["shell.rotate": "270"]).apply(to: &a, from: "admin.json")
         #expect(a.rotateFixed && a.rotate.degrees == 270)
+        // The admin panel's Auto over a file's fixed turn: the accelerometer's again.
+        var f = Settings.parse("[shell]\nrotate = 90\n", file: "k.toml").0
+        PanelSettings(["shell.rotate": "\"auto\""]).apply(to: &f, from: "admin.json")
+        #expect(!f.rotateFixed)
         var c = Settings()
         Overrides(rotate: 90).apply(to: &c)
         #expect(c.rotateFixed)

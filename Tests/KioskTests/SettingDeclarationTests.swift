@@ -112,7 +112,6 @@ import KioskScenes
             var plain = s
             plain.fileKeys = []
             plain.configuredTexts = []
-            plain.rotateFixed = false // written, rotate = 0 fixes the picture: the default follows the accelerometer
             #expect(plain == Settings(), "\(d.key) = \(d.defaultText) is not the default")
         }
     }
@@ -140,8 +139,8 @@ import KioskScenes
         var s = Settings()
         #expect(PanelSettings(["shell.idle_timeout": "100000"]).apply(to: &s) == ["admin.json: " + file[0]])
         #expect(Overrides(idleTimeout: 100_000).problems == ["--idle-timeout 100000: idle_timeout must be a number from 0 to 86400"])
-        #expect(Overrides(rotate: 45).problems == ["--rotate 45: rotate must be 0, 90, 180 or 270"])
-        #expect(SetupChoices(rotate: 7).apply(to: &s) == ["setup.json: rotate must be 0, 90, 180 or 270; using 0"])
+        #expect(Overrides(rotate: 45).problems == ["--rotate 45: rotate must be \"auto\", 0, 90, 180 or 270"])
+        #expect(SetupChoices(rotate: 7).apply(to: &s) == ["setup.json: rotate must be \"auto\", 0, 90, 180 or 270; using \"auto\""])
         #expect(s == Settings())
 
         // Every value each layer can hold is a declared setting, taken as the file would take it.

@@ -59,7 +59,7 @@ import Glibc
         #expect(problems.map(\.description) == [
             "k.toml:9:1: unknown setting 'words.wobble'",
             "k.toml:2:16: idle_timeout must be a number from 0 to 86400; using 120",
-            "k.toml:3:10: rotate must be 0, 90, 180 or 270; using 0",
+            "k.toml:3:10: rotate must be \"auto\", 0, 90, 180 or 270; using \"auto\"",
             "k.toml:4:15: scene_bar must be true or false; using true",
             "k.toml:5:14: idle_reset must be true or false; using true",
             "k.toml:8:9: color must look like \"#8e24aa\"; using the default",
@@ -98,7 +98,7 @@ import Glibc
 
     @Test func windowsLineEndsAByteOrderMarkAndNULAreHandled() {
         let crlf = Settings.parse("[shell]\r\nidle_timeout = 30\r\nrotate = 45\r\n", file: "k.toml")
-        #expect(crlf.1.map(\.description) == ["k.toml:3:10: rotate must be 0, 90, 180 or 270; using 0"])
+        #expect(crlf.1.map(\.description) == ["k.toml:3:10: rotate must be \"auto\", 0, 90, 180 or 270; using \"auto\""])
         #expect(crlf.0.idleTimeout == 30)
         let bom = Settings.parse([0xEF, 0xBB, 0xBF] + Array("[shell]\nidle_timeout = 30\n".utf8), file: "k.toml")
         #expect(bom.0.idleTimeout == 30 && bom.1.map(\.description) == ["k.toml:1:1: the file starts with a byte order mark, which is ignored"])

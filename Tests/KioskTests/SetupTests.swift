@@ -220,9 +220,9 @@ import Glibc
         #expect(r.stage.rotation == .upright && r.stage.touchMatrix == nil)
         #expect(r.settings.current.rotate == .upright && r.settings.current.touchMatrix == nil && r.settings.setupPreview == nil)
         #expect(r.settings.savedSetup == nil, "nothing of it kept")
-        // The admin panel agrees: upright, no calibration.
+        // The admin panel agrees: the turn is the accelerometer's again (upright without one).
         let panel = AdminPanel(fonts: FontCache(), scheduler: r.scheduler, settings: r.settings.current, lock: AdminLock()) { _ in }
-        #expect(panel.values["shell.rotate"] == "0")
+        #expect(panel.values["shell.rotate"] == "\"auto\"")
         _ = saver
     }
 

@@ -38,9 +38,12 @@ PACKAGES = [
     "systemd-sysv", "udev", "dbus", "kmod", "login", "passwd", "sudo",
     "procps", "python3", "python3-evdev", "e2fsprogs", "wget",
 ]
-# Per release, what its tests use besides: wlr-randr turns cage 0.2.0's output (it has no -r);
-# python3-dbusmock's iio-sensor-proxy on the system bus is a panel's accelerometer.
-SUITE_PACKAGES = {"trixie": ["wlr-randr", "python3-dbusmock"]}
+# Per release, what its tests use besides: wlr-randr turns cage 0.2.0's output (it has no -r).
+SUITE_PACKAGES = {"trixie": ["wlr-randr"]}
+# Per release and architecture: python3-dbusmock's iio-sensor-proxy on the system bus is the
+# accelerometer of the Debian 13 PC's panel (not the emulated board's: its package scripts
+# would run under qemu-user for a check the PC makes).
+SUITE_ARCH_PACKAGES = {("trixie", "amd64"): ["python3-dbusmock"]}
 # Modules the initramfs needs to find the root disk; the rest load from it.
 INITRAMFS_MODULES = ["virtio_pci", "virtio_blk", "ext4"]
 # Units that would wake a test machine for nothing (the idle check measures CPU).
@@ -163,7 +166,8 @@ def make(deb, suite, out):
         "--customize-hook=" + customize_script(arch),
     ]
     cmd = ["mmdebstrap", "--variant=apt", f"--architectures={arch}",
-           "--include=" + ",".join(PACKAGES + [f"linux-image-{arch}"] + SUITE_PACKAGES.get(suite, [])),
+           "--include=" + ",".join(PACKAGES + [f"linux-image-{arch}"] + SUITE_PACKAGES.get(suite, [])
+                                   + SUITE_ARCH_PACKAGES.get((suite, arch), [])),
            "--dpkgopt=force-confold",  # the initramfs setting written before its package
            "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-include=/usr/share/doc/*/copyright",
            "--dpkgopt=path-exclude=/usr/share/man/*", "--dpkgopt=path-exclude=/usr/share/locale/*",

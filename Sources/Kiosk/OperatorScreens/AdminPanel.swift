@@ -25,7 +25,9 @@ final class AdminPanel: ViewScene {
         AdminRow(name: "screensaver", setting: "shell.idle_timeout", title: "admin.idle",
                  control: .steps([0, 30, 60, 120, 300, 600, 1800, 3600], describe: describeIdle)),
         AdminRow(name: "rotation", setting: "shell.rotate", title: "admin.rotation",
-                 control: .choices([0, 90, 180, 270].map { AdminRow.Choice("\($0)", title: "\($0)°") }, unset: { _ in "0" })),
+                 control: .choices([AdminRow.Choice(TOML.quoted("auto"), title: "Auto", key: "admin.rotation.auto")]
+                                   + [0, 90, 180, 270].map { AdminRow.Choice("\($0)", title: "\($0)°") },
+                                   unset: { _ in TOML.quoted("auto") })),
     ]
 
     /// Each row's setting as the file would write it: what the operator sees and changes.

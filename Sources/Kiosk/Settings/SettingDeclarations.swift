@@ -155,10 +155,8 @@ extension Settings {
             readers[d.section] = r
             d.read(value, &s, r)
         }
-        // The defaults are not the operator's words: nothing of them is checked against the fonts,
-        // and no turn of theirs is fixed (the accelerometer is followed).
+        // The defaults are not the operator's words: nothing of them is checked against the fonts.
         s.configuredTexts = []
-        s.rotateFixed = false
         return (s, problems)
     }
 
@@ -189,9 +187,12 @@ extension Settings {
         },
         .number("shell", "idle_timeout", 0...86_400, \.idleTimeout, default: 120),
         .number("shell", "blank_delay", 0...86_400, \.blankDelay, default: 0),
-        SettingDeclaration(section: "shell", name: "rotate", defaultText: "0", value: { TOMLText.degrees(quarterTurns: $0.rotate.quarterTurns) }) { v, s, r in
-            if let turned = v.int.flatMap(Rotation.init(degrees:)) { (s.rotate, s.rotateFixed) = (turned, true) }
-            else { r.problem(v, "rotate must be 0, 90, 180 or 270; using 0") }
+        // "auto": the accelerometer's turn (upright without one); a number fixes the picture.
+        SettingDeclaration(section: "shell", name: "rotate", defaultText: TOML.quoted("auto"),
+                           value: { $0.rotateFixed ? TOMLText.degrees(quarterTurns: $0.rotate.quarterTurns) : TOML.quoted("auto") }) { v, s, r in
+            if v.string == "auto" { (s.rotate, s.rotateFixed) = (.upright, false) }
+            else if let turned = v.int.flatMap(Rotation.init(degrees:)) { (s.rotate, s.rotateFixed) = (turned, true) }
+            else { r.problem(v, "rotate must be \"auto\", 0, 90, 180 or 270; using \"auto\"") }
         },
         SettingDeclaration(section: "shell", name: "orientations", defaultText: TOMLText.list(Orientation.allCases.map(\.rawValue)),
                            example: TOMLText.list(["landscape", "landscape-upside-down"]),

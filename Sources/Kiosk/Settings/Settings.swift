@@ -43,8 +43,8 @@ struct Settings: Equatable {
     /// Seconds a touch outside the opening hours shows the screensaver before black again.
     var afterHoursWake = 0.0
     var rotate = Rotation.upright
-    /// Whether `rotate` was given (the file, the setup, the admin panel, the command line): it
-    /// fixes the picture, and the accelerometer is not followed (`PanelOrientation`).
+    /// Whether `rotate` is a turn (from the file, the setup, the admin panel, the command line),
+    /// which fixes the picture; not when "auto": the accelerometer is followed (`PanelOrientation`).
     var rotateFixed = false
     /// The orientations the picture may follow the accelerometer to.
     var orientations = Orientation.all
