@@ -150,6 +150,13 @@ import KioskRender
         said = []
         o.sensor(.hasAccelerometer(true))
         #expect(said == ["rotation: following the panel's accelerometer (iio-sensor-proxy) among landscape, portrait, landscape-upside-down, portrait-upside-down"])
+        // A reload: said again only when it changed.
+        said = []
+        o.apply(Settings())
+        o.apply(Settings.parse("[shell]\norientations = [\"portrait\", \"landscape\"]\n", file: "k.toml").0)
+        o.apply(Settings.parse("[shell]\nrotate = 90\n", file: "k.toml").0)
+        #expect(said == ["rotation: following the panel's accelerometer (iio-sensor-proxy) among landscape, portrait",
+                         "rotation: [shell] rotate = 90 fixes the picture (kiosk.toml, the setup or the admin panel): the accelerometer is not followed"])
         said = []
         let n = PanelOrientation(scheduler: ManualScheduler(), say: { said.append($0) })
         n.sensor(.noBus("No such file or directory"))

@@ -81,10 +81,8 @@ final class PanelOrientation {
 
     /// The settings in force (at start and on each reload).
     func apply(_ s: Settings) {
-        let wasFixed = settings.rotateFixed
         settings = s
-        if hasSensor && s.rotateFixed && !wasFixed { sayOnce(fixedLine) }
-        if hasSensor && !s.rotateFixed && wasFixed { sayOnce(followingLine) }
+        if hasSensor { sayOnce(sensorLine) }
         decide()
     }
 
@@ -106,8 +104,7 @@ final class PanelOrientation {
             say("rotation: iio-sensor-proxy is on the system bus: asking it for the accelerometer")
         case .hasAccelerometer(let has):
             hasSensor = has
-            sayOnce(has ? (settings.rotateFixed ? fixedLine : followingLine)
-                        : "rotation: iio-sensor-proxy has no accelerometer on this panel: the picture does not follow the panel's turns")
+            sayOnce(has ? sensorLine : "rotation: iio-sensor-proxy has no accelerometer on this panel: the picture does not follow the panel's turns")
         case .orientation(let o):
             read(o)
         case .refused(let why):
@@ -118,11 +115,11 @@ final class PanelOrientation {
         }
     }
 
-    private var fixedLine: String {
-        "rotation: [shell] rotate = \(settings.rotate.degrees) fixes the picture (kiosk.toml, the setup or the admin panel): the accelerometer is not followed"
-    }
-    private var followingLine: String {
-        "rotation: following the panel's accelerometer (iio-sensor-proxy) among \(allowedText)"
+    /// With a sensor: whether it is followed (among which orientations), or a fixed turn wins.
+    private var sensorLine: String {
+        settings.rotateFixed
+            ? "rotation: [shell] rotate = \(settings.rotate.degrees) fixes the picture (kiosk.toml, the setup or the admin panel): the accelerometer is not followed"
+            : "rotation: following the panel's accelerometer (iio-sensor-proxy) among \(allowedText)"
     }
     private var allowedText: String { Orientation.allCases.filter(settings.orientations.contains).map(\.rawValue).joined(separator: ", ") }
 
