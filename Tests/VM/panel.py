@@ -50,11 +50,15 @@ def booted(vm_image, tmp_path_factory, name, size, **kw):
     start = time.monotonic()
     v.start()
     record(f"{name}: boot to the agent ({v.accel.split(',')[0]})", f"{time.monotonic() - start:.1f} s")
-    for log in v.panics:
-        record(f"{name}: the guest's kernel panicked at boot and was started again", next((l for l in log.splitlines() if "RIP: 0010" in l), "?"))
+    def said(logs, what):
+        for log in logs:
+            record(f"{name}: the guest's kernel panicked at {what}", next((l for l in log.splitlines() if "RIP: 0010" in l), "?"))
+    said(v.panics, "boot and was started again")
+    at_start = len(v.panics)
     try:
         yield Panel(v, size)
     finally:
+        said(v.panics[at_start:], "a reboot or reset and was reset again")
         v.close()
 
 
