@@ -577,7 +577,15 @@ class TestPanelWithGPU:
             wait_for("the board again", lambda: differing(gpu.screen("exhibits-again"), board)[0] < 0.002, timeout=30)
             assert "exhibits:" not in gpu.journal("-p", "warning"), "the example is read without a problem"
         finally:
+            reloads = gpu.journal().count("settings reloaded")
             gpu.vm.run("sed -i 's/^scenes = .*/# scenes = [\"lander\", \"tiles\"]/' /etc/kiosk/kiosk.toml && rm -rf /etc/kiosk/exhibits")
+            # Read again before the next test touches the bar: a tap while the bar loses its
+            # exhibits pill is a finger across a change of what the panel shows, and acts on nothing.
+            wait_for("the settings read again", lambda: gpu.journal().count("settings reloaded") > reloads, timeout=30)
+            def two_pills():
+                img = gpu.screen("no-exhibits")
+                return any(shows_scene(gpu, img, scene, mm=gpu.mm) for scene in ("lander", "tiles"))
+            wait_for("the bar's two pills again", two_pills, timeout=30)
 
     def test_kiosk_turned_by_its_settings_takes_touch_where_it_draws(self, gpu):
         """`rotate = 90` in kiosk.toml, saved while the kiosk runs: the way on any compositor."""
