@@ -71,8 +71,7 @@ final class Accelerometer {
         case KIOSK_SENSOR_PROXY.rawValue: report(.proxyCame)
         case KIOSK_SENSOR_ACCELEROMETER.rawValue: report(.hasAccelerometer(text == "true"))
         case KIOSK_SENSOR_ORIENTATION.rawValue: report(.orientation(SensorOrientation(rawValue: text)))
-        case KIOSK_SENSOR_ERROR.rawValue: report(.refused(text))
-        default: report(.closed(text))
+        default: report(.refused(text)) // KIOSK_SENSOR_ERROR; the connection's end comes from `process`
         }
     }
 }

@@ -13,7 +13,6 @@ enum kiosk_sensor_report {
     KIOSK_SENSOR_ACCELEROMETER = 3, /* HasAccelerometer (text: "true" or "false") */
     KIOSK_SENSOR_ORIENTATION = 4,   /* AccelerometerOrientation (text: normal, left-up, right-up, bottom-up, undefined) */
     KIOSK_SENSOR_ERROR = 5,         /* a call refused (text: the D-Bus error's name and message) */
-    KIOSK_SENSOR_CLOSED = 6,        /* the bus connection ended (text: why) */
 };
 
 typedef void (*kiosk_sensor_callback)(void *context, int report, const char *text);
